@@ -1,0 +1,177 @@
+/* The analysis core: pure functions, arrays in, structs out.
+ * No I/O, no globals, no CUDA.  Every threshold is a named constant in
+ * thresholds.h with its justification, and every result struct echoes the
+ * thresholds it used so reports can print them. */
+#ifndef MT_ANALYSIS_H
+#define MT_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/error.h"
+
+/* ---------- descriptive statistics ---------- */
+typedef struct {
+    size_t n;
+    double mean, stddev, median, min, max, p05, p95;
+} mt_stats;
+
+/* NaN-free input assumed; n == 0 gives all zeros. */
+mt_stats mt_describe(const double *x, size_t n);
+double mt_median(const double *x, size_t n); /* does not modify x */
+
+/* ---------- search planning (doubling, then k-ary refinement) ---------- */
+/* start, 2*start, 4*start ... while <= limit; if the last point is below
+ * limit, limit itself is appended so the whole range is covered.
+ * Returns the number of points written (<= max). */
+size_t mt_plan_doubling(uint64_t start, uint64_t limit, uint64_t *out, size_t max);
+/* Up to max_points footprints evenly spaced in (lo, hi], each a multiple of
+ * granule and strictly increasing; hi is always the last point.  With
+ * (hi - lo) / granule <= max_points every granule step is included.
+ * Returns the count. */
+size_t mt_plan_sweep(uint64_t lo, uint64_t hi, uint64_t granule, size_t max_points,
+                     uint64_t *out);
+
+/* ---------- change-point detection (thesis ch. 3.3) ---------- */
+/* Geometric reduction of a rows x cols matrix (row-major; one row per
+ * footprint, one column per measured load) to one value per row: the
+ * Euclidean distance of the row from the reference vector c * (1,...,1),
+ * divided by sqrt(cols), where c is the median of row 0 (the smallest
+ * footprint, assumed all hits).  angle_out (optional) receives the angle in
+ * radians between each row and (1,...,1). */
+mt_err mt_reduce_geometric(const double *matrix, size_t rows, size_t cols,
+                           double *out, double *angle_out);
+
+/* Opt with one change point: tau in [1, n-1] minimising
+ * cost(0..tau-1) + cost(tau..n-1) with the squared-error (L2) cost.
+ * tau is the first index of the second segment.  n >= 2. */
+mt_err mt_opt_changepoint(const double *x, size_t n, size_t *tau, double *total_cost);
+
+typedef struct {
+    double d;        /* sup |F - G| */
+    double d_crit;   /* sqrt(-ln(alpha/2) * (n+m) / (2 n m)) */
+    double alpha;
+    double p_value;  /* asymptotic Kolmogorov distribution */
+    bool reject;     /* d > d_crit: the samples differ */
+    size_t n1, n2;
+} mt_ks_result;
+
+/* Two-sample Kolmogorov-Smirnov test.  Ties are handled exactly (the ECDFs
+ * are compared only after all equal values are consumed). */
+mt_err mt_ks_two_sample(const double *a, size_t na, const double *b, size_t nb,
+                        double alpha, mt_ks_result *out);
+
+typedef struct {
+    bool found;      /* Opt found a point and KS confirmed it */
+    size_t index;    /* first index after the change (valid when found) */
+    double cost;
+    mt_ks_result ks; /* segment [0,index) vs [index,n) */
+} mt_changepoint;
+
+/* Opt + KS on a 1-D series. */
+mt_err mt_detect_changepoint(const double *x, size_t n, double alpha, mt_changepoint *out);
+
+/* ---------- classification of latencies ---------- */
+/* Otsu's threshold between two latency classes: the cut that maximises the
+ * between-class variance.  separated = false if the two class means are
+ * closer than MT_MIN_CLASS_GAP_CYCLES (one class only). */
+typedef struct {
+    double threshold;  /* values > threshold belong to the upper class */
+    double low_mean, high_mean;
+    double high_fraction;
+    bool separated;
+} mt_split;
+mt_err mt_split_two_classes(const double *x, size_t n, mt_split *out);
+
+/* ---------- line / sector size from the spacing of misses (thesis 4.3) ---------- */
+typedef struct {
+    bool found;
+    uint32_t spacing_bytes;  /* most common distance between consecutive misses */
+    double support;          /* fraction of gaps equal to that distance */
+    size_t n_misses;
+    double threshold;        /* latency above which a load counted as a miss */
+} mt_spacing;
+/* lat[k] is the latency of the k-th load of a sequential chain with the given
+ * stride; loads above miss_threshold are misses.  found requires at least
+ * MT_MIN_MISSES_FOR_SPACING misses and support >= MT_MIN_SPACING_SUPPORT. */
+mt_err mt_miss_spacing(const double *lat, size_t n, uint32_t stride_bytes,
+                       double miss_threshold, mt_spacing *out);
+
+/* ---------- line size from capacities at two strides ----------
+ * A chain with stride s >= line occupies one line per element, so the
+ * largest footprint that fits grows to C * s / line; with s < line it stays
+ * C.  With s an odd multiple of a power of two (e.g. 384 = 3 * 128) the
+ * elements spread over all sets even with modulo indexing. */
+typedef struct {
+    bool found;          /* ratio resolved to a power of two */
+    bool lower_bound;    /* ratio ~ 1: line >= big_stride */
+    uint32_t line_bytes; /* valid when found (or the bound when lower_bound) */
+    double ratio;        /* cap_big / cap_small */
+} mt_line_estimate;
+mt_err mt_line_from_capacities(double cap_small_stride, double cap_big_stride,
+                               uint32_t big_stride, uint32_t min_line,
+                               mt_line_estimate *out);
+
+/* ---------- comparing a test sample with a reference ----------
+ * "Differs" (disturbed / has misses) iff the KS test rejects at alpha AND
+ * the fraction of loads above hit_threshold grew by at least
+ * MT_MIN_MISS_FRACTION_INCREASE.  The second condition keeps tiny but
+ * statistically significant shifts (timer jitter) from counting. */
+typedef struct {
+    bool differs;
+    mt_ks_result ks;
+    double miss_frac_ref, miss_frac_test;
+    double mean_ref, mean_test;
+    double hit_threshold;
+    double min_increase;
+} mt_comparison;
+mt_err mt_compare_to_reference(const double *ref, size_t nref, const double *test,
+                               size_t ntest, double hit_threshold, double alpha,
+                               mt_comparison *out);
+
+/* ---------- are there significantly more misses than in the reference? ----------
+ * Counts loads above hit_threshold in both samples and asks whether the
+ * test's count is improbably high if misses occurred at the reference rate:
+ * one-sided exact binomial tail P(X >= misses_test | n_test, p0) < alpha,
+ * with p0 = (misses_ref + 1) / (n_ref + 2) (Laplace's rule, so a clean
+ * reference with zero misses still gives a non-zero rate).  This finds the
+ * FIRST footprint with any eviction, which Opt on a gradual ramp cannot. */
+typedef struct {
+    bool more_misses;
+    size_t misses_ref, misses_test;
+    double p0;
+    double p_value;
+    double alpha;
+    double hit_threshold;
+} mt_miss_excess;
+mt_err mt_miss_excess_test(const double *ref, size_t nref, const double *test,
+                           size_t ntest, double hit_threshold, double alpha,
+                           mt_miss_excess *out);
+
+/* ---------- slices per SM (thesis 4.6) ----------
+ * disturbed[w] says whether the chain of warp w+1 evicted warp 0's chain.
+ * The warps that share warp 0's slice form 1/slices of all warps; slices =
+ * n_warps / (1 + count(disturbed)), accepted only when it divides exactly
+ * and is a power of two (ok == false otherwise). */
+typedef struct {
+    bool ok;
+    int slices;
+    int sharing_warps;  /* including warp 0 */
+    int n_warps;
+} mt_slices;
+mt_err mt_count_slices(const bool *disturbed, size_t n_tested, mt_slices *out);
+
+/* ---------- capacity from a footprint sweep ----------
+ * rows = footprints (ascending), cols = fine samples per footprint.  Reduces
+ * geometrically, runs Opt + KS, and reports the largest footprint before the
+ * change (lo) and the first after it (hi). */
+typedef struct {
+    bool found;
+    uint64_t lo, hi;
+    mt_changepoint cp;
+} mt_capacity;
+mt_err mt_capacity_from_sweep(const uint64_t *footprints, const double *matrix,
+                              size_t rows, size_t cols, double alpha, mt_capacity *out);
+
+#endif

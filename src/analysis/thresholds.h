@@ -1,0 +1,36 @@
+/* Every decision threshold of the analysis core, named and justified.
+ * Reports print these next to the results that used them. */
+#ifndef MT_THRESHOLDS_H
+#define MT_THRESHOLDS_H
+
+/* Significance level of every KS test.  A full run makes on the order of a
+ * hundred tests; at 1e-3 the expected number of false "change" verdicts per
+ * run is about 0.1, while a real cache miss pattern (hundreds of samples
+ * with tens of percent misses) gives p-values far below 1e-10. */
+#define MT_KS_ALPHA 1e-3
+
+/* Two latency classes closer than this are one class.  The smallest real
+ * gap between levels we know of (L1 hit vs. L2 hit on any NVIDIA GPU) is
+ * > 20 cycles; timer jitter is 1-2 cycles. */
+#define MT_MIN_CLASS_GAP_CYCLES 8.0
+
+/* A test sample "has more misses" than its reference only if the miss
+ * fraction rises by at least this much.  With fine-grained samples of
+ * >= 256 loads this is >= 5 extra misses: more than noise outliers make
+ * (spec noise models put them at < 1%), fewer than one eviction of a
+ * 4-way set in a 1024-line cache produces. */
+#define MT_MIN_MISS_FRACTION_INCREASE 0.01
+
+/* Miss-spacing estimates need this many misses and this share of gaps at the
+ * modal distance: with sector-fill caches every gap equals the sector, noise
+ * outliers make the remaining few percent. */
+#define MT_MIN_MISSES_FOR_SPACING 8
+#define MT_MIN_SPACING_SUPPORT 0.6
+
+/* Line from the capacity ratio: the measured ratio must be within this
+ * relative distance of a power of two to be accepted (non-LRU replacement
+ * shrinks measured capacities by up to ~25%, which still leaves ratios
+ * 3, 6, 12 far apart). */
+#define MT_LINE_RATIO_TOLERANCE 0.25
+
+#endif

@@ -1,0 +1,40 @@
+/* What a driver query tells about a device (or what the sim spec declares
+ * a driver would tell).  Nothing here is a measurement. */
+#ifndef MT_DEVICE_H
+#define MT_DEVICE_H
+
+#include <stdint.h>
+
+#define MT_NUM_PATHS 7 /* == MT_PATH_COUNT, kept here to avoid a header cycle */
+
+typedef struct {
+    char name[128];
+    char backend[16];        /* "cuda" or "sim" */
+    int ordinal;             /* CUDA device index, 0 for sim */
+    int cc_major, cc_minor;
+    int sm_count;
+    int clock_khz;           /* max SM clock */
+    int mem_clock_khz;
+    int bus_width_bits;
+    uint64_t global_mem_bytes;
+    uint64_t l2_bytes;
+    uint64_t persisting_l2_max_bytes;
+    uint32_t smem_per_block;       /* static limit */
+    uint32_t smem_per_block_optin; /* dynamic limit after opt-in */
+    uint32_t smem_per_sm;
+    uint32_t const_mem_bytes;      /* total constant memory */
+    int max_threads_per_block;
+    int max_threads_per_sm;
+    int warp_size;
+    int regs_per_sm;
+    int carveout_percent;    /* shared-memory carveout set for probe kernels, -1 unknown */
+    uint32_t carveout_smem_bytes; /* shared memory per SM that carveout gives, 0 unknown */
+    char driver_version[32];
+    char runtime_version[32];
+    /* Backend limits, used by probes to turn a limit into a bound. */
+    uint64_t path_limit_bytes[MT_NUM_PATHS]; /* largest chain footprint per path */
+    uint32_t max_fine_loads;       /* largest `loads` in MT_MODE_FINE */
+    int max_threads_per_experiment;/* largest chain thread index + 1 */
+} mt_device_info;
+
+#endif
