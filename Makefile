@@ -111,10 +111,20 @@ test_module = $(word 2,$(subst _, ,$(notdir $(1))))
 .SECONDEXPANSION:
 $(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)/san/libmt_$$(m).a) $(B)/san/cuda_stub/backend_cuda_stub.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(B)/san/cuda_stub/backend_cuda_stub.o $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(B)/san/cuda_stub/backend_cuda_stub.o $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
 test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo
 	@bash tests/run_all.sh $(TEST_BINS)
+
+# Debian packages the build and the tests need (sudo when not root).
+DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  echo "installing: $$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 bench: $(B)/memtopo
 	bash bench/run.sh
@@ -122,5 +132,5 @@ bench: $(B)/memtopo
 clean:
 	rm -rf $(B)
 
-.PHONY: all test bench clean
+.PHONY: all test bench clean deps
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -16,7 +16,7 @@
 
 /* A test sample "has more misses" than its reference only if the miss
  * fraction rises by at least this much.  With fine-grained samples of
- * >= 256 loads this is >= 5 extra misses: more than noise outliers make
+ * >= 256 loads this is >= 3 extra misses: more than noise outliers make
  * (spec noise models put them at < 1%), fewer than one eviction of a
  * 4-way set in a 1024-line cache produces. */
 #define MT_MIN_MISS_FRACTION_INCREASE 0.01
@@ -33,4 +33,25 @@
  * 3, 6, 12 far apart). */
 #define MT_LINE_RATIO_TOLERANCE 0.25
 
+#endif
+
+/* Probe-side thresholds (used by src/probes, listed in every report). */
+#ifndef MT_PROBE_THRESHOLDS
+#define MT_PROBE_THRESHOLDS
+/* A load is a miss when it is slower than the all-hit reference's median by
+ * more than this many robust standard deviations (1.4826 * MAD), and by at
+ * least MT_MIN_CLASS_GAP_CYCLES.  5 sigma keeps Gaussian timer noise below
+ * one false miss per million loads. */
+#define MT_HIT_MARGIN_MADS 5.0
+/* Stride used to measure a cache line through capacity (analysis.h): an odd
+ * multiple of 128 so that elements cover every set even with modulo indexing;
+ * it resolves lines of 32..256 B (ratios 12, 6, 3, 1.5). */
+#define MT_LINE_PROBE_STRIDE 384u
+/* A capacity found by the first-miss test and one found by Opt+KS that
+ * disagree by more than this fraction are reported as a range. */
+#define MT_CAPACITY_AGREEMENT 0.03
+/* Chains of the sharing / slices tests fill this fraction of the smaller
+ * cache: small enough that a lone chain never misses, large enough that a
+ * second chain in the same physical cache must evict it. */
+#define MT_SHARING_FILL 0.75
 #endif

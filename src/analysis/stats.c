@@ -1,0 +1,67 @@
+/* Descriptive statistics of one latency sample (what reports print next to
+ * every level: mean, spread, median and the 5/95 % nearest-rank points). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "analysis_internal.h"
+
+static double median_of_sorted(const double *s, size_t n)
+{
+    return (n % 2) ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double mt_median(const double *x, size_t n)
+{
+    if (!x || n == 0)
+        return 0.0;
+    double *s = NULL;
+    if (mt_an_sorted_copy(x, n, &s) == MT_OK) {
+        double m = median_of_sorted(s, n);
+        free(s);
+        return m;
+    }
+    /* No memory for a copy: the allocation-free selection gives the same
+     * value (slower, 64 passes), so the result never depends on malloc. */
+    if (n % 2)
+        return mt_an_select_kth(x, n, n / 2);
+    return 0.5 * (mt_an_select_kth(x, n, n / 2 - 1) + mt_an_select_kth(x, n, n / 2));
+}
+
+mt_stats mt_describe(const double *x, size_t n)
+{
+    mt_stats st = {0};
+    if (!x || n == 0)
+        return st;
+    st.n = n;
+    double sum = 0.0, mn = x[0], mx = x[0];
+    for (size_t i = 0; i < n; i++) {
+        sum += x[i];
+        mn = x[i] < mn ? x[i] : mn;
+        mx = x[i] > mx ? x[i] : mx;
+    }
+    st.mean = sum / (double)n;
+    st.min = mn;
+    st.max = mx;
+    /* Two-pass sample standard deviation (n - 1): latencies are large and
+     * nearly equal, where the one-pass formula loses all digits. */
+    if (n > 1) {
+        double ss = 0.0;
+        for (size_t i = 0; i < n; i++)
+            ss += (x[i] - st.mean) * (x[i] - st.mean);
+        st.stddev = sqrt(ss / (double)(n - 1));
+    }
+    double *s = NULL;
+    if (mt_an_sorted_copy(x, n, &s) == MT_OK) {
+        st.median = median_of_sorted(s, n);
+        st.p05 = mt_an_nearest_rank(s, n, 0.05);
+        st.p95 = mt_an_nearest_rank(s, n, 0.95);
+        free(s);
+    } else {
+        st.median = mt_median(x, n);
+        size_t r05 = (size_t)ceil(0.05 * (double)n), r95 = (size_t)ceil(0.95 * (double)n);
+        st.p05 = mt_an_select_kth(x, n, r05 ? r05 - 1 : 0);
+        st.p95 = mt_an_select_kth(x, n, r95 ? r95 - 1 : 0);
+    }
+    return st;
+}

@@ -1,0 +1,310 @@
+/* Latency classes (Otsu), miss spacing, line from capacities, slices. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "analysis/thresholds.h"
+#include "analysis_synth.h"
+
+/* ---------- Otsu split ---------- */
+
+static void split_bimodal(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    double x[N];
+    mt_rng r = {.s = 21};
+    for (int i = 0; i < N; i++) /* interleaved: order must not matter */
+        x[i] = i % 10 < 7 ? 30.0 + 2.0 * synth_gauss(&r) : 250.0 + 10.0 * synth_gauss(&r);
+    double x0 = x[0];
+    mt_split s;
+    assert_int_equal(mt_split_two_classes(x, N, &s), MT_OK);
+    assert_true(s.separated);
+    assert_true(s.threshold > 45.0 && s.threshold < 200.0);
+    assert_float_equal(s.high_fraction, 0.3, 1e-12);
+    assert_true(fabs(s.low_mean - 30.0) < 0.5);
+    assert_true(fabs(s.high_mean - 250.0) < 2.0);
+    assert_float_equal(x[0], x0, 0); /* input untouched */
+}
+
+static void split_unimodal_not_separated(void **state)
+{
+    (void)state;
+    double x[1000];
+    mt_rng r = {.s = 22};
+    synth_fill(&r, x, 1000, 30.0, 1.0);
+    mt_split s;
+    assert_int_equal(mt_split_two_classes(x, 1000, &s), MT_OK);
+    /* Otsu always cuts somewhere; the two halves of one Gaussian are
+     * ~1.6 sigma apart, far below the 8-cycle class gap. */
+    assert_false(s.separated);
+    assert_true(s.high_mean - s.low_mean < MT_MIN_CLASS_GAP_CYCLES);
+    assert_true(s.threshold > 28.0 && s.threshold < 32.0);
+}
+
+static void split_degenerate(void **state)
+{
+    (void)state;
+    mt_split s;
+    const double eq[] = {42, 42, 42};
+    assert_int_equal(mt_split_two_classes(eq, 3, &s), MT_OK);
+    assert_false(s.separated);
+    assert_float_equal(s.threshold, 42.0, 0);
+    assert_float_equal(s.high_fraction, 0.0, 0);
+    assert_float_equal(s.low_mean, 42.0, 0);
+    assert_int_equal(mt_split_two_classes(eq, 1, &s), MT_OK);
+    assert_false(s.separated);
+
+    const double two[] = {20, 10};
+    assert_int_equal(mt_split_two_classes(two, 2, &s), MT_OK);
+    assert_true(s.separated); /* gap 10 >= 8 */
+    assert_float_equal(s.threshold, 15.0, 0);
+    assert_float_equal(s.high_fraction, 0.5, 0);
+    const double close[] = {15, 10};
+    assert_int_equal(mt_split_two_classes(close, 2, &s), MT_OK);
+    assert_false(s.separated); /* gap 5 < 8 */
+    assert_float_equal(s.threshold, 12.5, 0);
+
+    assert_int_equal(mt_split_two_classes(NULL, 2, &s), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_split_two_classes(two, 0, &s), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_split_two_classes(two, 2, NULL), MT_ERR_INVALID_ARG);
+}
+
+static void split_hand_computed_cut(void **state)
+{
+    (void)state;
+    /* {1,2,3,10,11}, mean 5.4: L^2 / (n0 n1) for the cuts after 1, 2, 3, 4
+     * is 4.84, 10.14, 17.34, 7.84 -> cut after 3, threshold (3+10)/2. */
+    const double x[] = {11, 1, 10, 3, 2};
+    mt_split s;
+    assert_int_equal(mt_split_two_classes(x, 5, &s), MT_OK);
+    assert_float_equal(s.threshold, 6.5, 0);
+    assert_float_equal(s.low_mean, 2.0, 1e-12);
+    assert_float_equal(s.high_mean, 10.5, 1e-12);
+    assert_float_equal(s.high_fraction, 0.4, 1e-12);
+    assert_true(s.separated);
+}
+
+/* ---------- miss spacing ---------- */
+
+/* Sequential chain, stride 4 B, a miss every `every` loads. */
+static void sector_pattern(double *lat, size_t n, size_t every)
+{
+    for (size_t i = 0; i < n; i++)
+        lat[i] = i % every == 0 ? 300.0 : 30.0;
+}
+
+static void spacing_sector_with_outliers(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    double lat[N];
+    sector_pattern(lat, N, 8);
+    mt_rng r = {.s = 31};
+    for (int k = 0; k < 12; k++) /* timer outliers on hits */
+        lat[mt_rng_below(&r, N)] = 2000.0;
+    mt_spacing sp;
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_true(sp.found);
+    assert_int_equal(sp.spacing_bytes, 32);
+    assert_true(sp.support >= MT_MIN_SPACING_SUPPORT && sp.support < 1.0);
+    assert_true(sp.n_misses >= 128 && sp.n_misses <= 140);
+    assert_float_equal(sp.threshold, 165.0, 0);
+}
+
+static void spacing_clean_lines(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    double lat[N];
+    mt_spacing sp;
+    sector_pattern(lat, N, 8);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_true(sp.found);
+    assert_int_equal(sp.n_misses, 128);
+    assert_float_equal(sp.support, 1.0, 0);
+    sector_pattern(lat, N, 32); /* 128-byte lines at stride 4 */
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_true(sp.found);
+    assert_int_equal(sp.spacing_bytes, 128);
+    sector_pattern(lat, N, 4); /* stride 8, sector 32 */
+    assert_int_equal(mt_miss_spacing(lat, N, 8, 165.0, &sp), MT_OK);
+    assert_int_equal(sp.spacing_bytes, 32);
+}
+
+static void spacing_not_found(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    double lat[N];
+    mt_spacing sp;
+    /* too few misses: 0, 200, ..., 1000 -> 6 */
+    sector_pattern(lat, N, 200);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(sp.n_misses, 6);
+    assert_int_equal(sp.spacing_bytes, 800);
+    assert_false(sp.found);
+    /* random misses: geometric gaps, no dominant spacing */
+    mt_rng r = {.s = 32};
+    for (int i = 0; i < N; i++)
+        lat[i] = mt_rng_uniform(&r) < 0.2 ? 300.0 : 30.0;
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_true(sp.n_misses > 100);
+    assert_true(sp.support < MT_MIN_SPACING_SUPPORT);
+    assert_false(sp.found);
+    /* no misses at all */
+    sector_pattern(lat, N, N + 1);
+    lat[0] = 30.0;
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(sp.n_misses, 0);
+    assert_false(sp.found);
+    assert_int_equal(mt_miss_spacing(lat, N, 0, 165.0, &sp), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(lat, 1, 4, 165.0, &sp), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(NULL, N, 4, 165.0, &sp), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NULL), MT_ERR_INVALID_ARG);
+}
+
+/* ---------- line from capacities ---------- */
+
+static void line_ratio_powers_with_error(void **state)
+{
+    (void)state;
+    const double cap = 48.0 * 1024; /* capacity at a stride below the line */
+    const uint32_t lines[] = {32, 64, 128, 256};
+    const double err[] = {0.85, 1.0, 1.15};
+    for (int i = 0; i < 4; i++)
+        for (int e = 0; e < 3; e++) {
+            /* big stride 384 >= line: capacity grows by 384 / line */
+            double big = cap * 384.0 / lines[i] * err[e];
+            mt_line_estimate le;
+            assert_int_equal(mt_line_from_capacities(cap, big, 384, 32, &le), MT_OK);
+            assert_true(le.found);
+            assert_false(le.lower_bound);
+            assert_int_equal(le.line_bytes, lines[i]);
+            assert_float_equal(le.ratio, 384.0 / lines[i] * err[e], 1e-12);
+        }
+}
+
+static void line_ratio_lower_bound(void **state)
+{
+    (void)state;
+    /* line 512 > big stride: capacity unchanged (+-15 %) */
+    const double cap = 48.0 * 1024, err[] = {0.85, 1.0, 1.15};
+    for (int e = 0; e < 3; e++) {
+        mt_line_estimate le;
+        assert_int_equal(mt_line_from_capacities(cap, cap * err[e], 384, 32, &le), MT_OK);
+        assert_true(le.lower_bound);
+        assert_false(le.found);
+        assert_int_equal(le.line_bytes, 384);
+    }
+}
+
+static void line_ratio_ambiguous_and_min_line(void **state)
+{
+    (void)state;
+    mt_line_estimate le;
+    /* ratio 4.4 -> L = 87: 36 % from 64, 32 % from 128 -> no answer */
+    assert_int_equal(mt_line_from_capacities(1000, 4400, 384, 32, &le), MT_OK);
+    assert_false(le.found);
+    assert_false(le.lower_bound);
+    assert_int_equal(le.line_bytes, 0);
+    /* ratio 24 -> L = 16 is below the smallest plausible line (32) */
+    assert_int_equal(mt_line_from_capacities(1000, 24000, 384, 32, &le), MT_OK);
+    assert_false(le.found);
+    assert_int_equal(mt_line_from_capacities(1000, 24000, 384, 16, &le), MT_OK);
+    assert_true(le.found);
+    assert_int_equal(le.line_bytes, 16);
+    /* min_line that is not a power of two rounds up (24 -> 32) */
+    assert_int_equal(mt_line_from_capacities(1000, 24000, 384, 24, &le), MT_OK);
+    assert_false(le.found);
+    assert_int_equal(mt_line_from_capacities(1000, 12000, 384, 24, &le), MT_OK);
+    assert_true(le.found);
+    assert_int_equal(le.line_bytes, 32);
+
+    assert_int_equal(mt_line_from_capacities(0, 1, 384, 32, &le), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_line_from_capacities(1, -1, 384, 32, &le), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_line_from_capacities(1, INFINITY, 384, 32, &le), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_line_from_capacities(1, 1, 0, 32, &le), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_line_from_capacities(1, 1, 384, 32, NULL), MT_ERR_INVALID_ARG);
+}
+
+/* ---------- slices ---------- */
+
+static void slices_counts(void **state)
+{
+    (void)state;
+    bool d[16];
+    mt_slices s;
+    /* 8 warps (7 tested).  One slice: every warp evicts warp 0. */
+    for (int i = 0; i < 7; i++)
+        d[i] = true;
+    assert_int_equal(mt_count_slices(d, 7, &s), MT_OK);
+    assert_true(s.ok);
+    assert_int_equal(s.slices, 1);
+    assert_int_equal(s.sharing_warps, 8);
+    assert_int_equal(s.n_warps, 8);
+    /* Two slices: warps 2, 4, 6 share with 0 (tested index w = warp - 1). */
+    for (int i = 0; i < 7; i++)
+        d[i] = (i + 1) % 2 == 0;
+    assert_int_equal(mt_count_slices(d, 7, &s), MT_OK);
+    assert_true(s.ok);
+    assert_int_equal(s.slices, 2);
+    assert_int_equal(s.sharing_warps, 4);
+    /* Four slices: only warp 4 shares. */
+    for (int i = 0; i < 7; i++)
+        d[i] = (i + 1) == 4;
+    assert_int_equal(mt_count_slices(d, 7, &s), MT_OK);
+    assert_true(s.ok);
+    assert_int_equal(s.slices, 4);
+    assert_int_equal(s.sharing_warps, 2);
+}
+
+static void slices_inconsistent(void **state)
+{
+    (void)state;
+    bool d[16] = {false};
+    mt_slices s;
+    /* 8 warps, 3 sharing: 8/3 is not a whole number */
+    d[1] = d[3] = true;
+    assert_int_equal(mt_count_slices(d, 7, &s), MT_OK);
+    assert_false(s.ok);
+    assert_int_equal(s.slices, 0);
+    assert_int_equal(s.sharing_warps, 3);
+    assert_int_equal(s.n_warps, 8);
+    /* 12 warps, 4 sharing: 3 slices divides but is not a power of two */
+    for (int i = 0; i < 11; i++)
+        d[i] = i < 3;
+    assert_int_equal(mt_count_slices(d, 11, &s), MT_OK);
+    assert_false(s.ok);
+    /* 12 warps, 6 sharing: 2 slices */
+    for (int i = 0; i < 11; i++)
+        d[i] = i < 5;
+    assert_int_equal(mt_count_slices(d, 11, &s), MT_OK);
+    assert_true(s.ok);
+    assert_int_equal(s.slices, 2);
+    assert_int_equal(mt_count_slices(d, 0, &s), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_count_slices(NULL, 3, &s), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_count_slices(d, 3, NULL), MT_ERR_INVALID_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(split_bimodal),
+        cmocka_unit_test(split_unimodal_not_separated),
+        cmocka_unit_test(split_degenerate),
+        cmocka_unit_test(split_hand_computed_cut),
+        cmocka_unit_test(spacing_sector_with_outliers),
+        cmocka_unit_test(spacing_clean_lines),
+        cmocka_unit_test(spacing_not_found),
+        cmocka_unit_test(line_ratio_powers_with_error),
+        cmocka_unit_test(line_ratio_lower_bound),
+        cmocka_unit_test(line_ratio_ambiguous_and_min_line),
+        cmocka_unit_test(slices_counts),
+        cmocka_unit_test(slices_inconsistent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
