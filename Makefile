@@ -134,3 +134,15 @@ clean:
 
 .PHONY: all test bench clean deps
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# ---- CUDA backend self-test (needs nvcc; links core + the cuda objects
+# only, so it builds on a machine without jansson/cmocka) --------------------
+ifneq ($(NVCC),)
+# nvcc gets no -MMD: name the header the kernels and host code share.
+$(B)/obj/cuda/kernels.o: src/cuda/kernels.h
+$(B)/cuda_selftest: tools/cuda_selftest.c $(B)/libmt_core.a $(CUDA_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(B)/libmt_core.a -lm $(CUDA_LIBS)
+cuda-selftest: $(B)/cuda_selftest
+.PHONY: cuda-selftest
+endif

@@ -77,6 +77,7 @@ typedef struct {
     char time_utc[32];       /* ISO 8601 */
     char source[16];         /* "cuda", "sim", "replay" */
     char replay_of[256];     /* directory when replayed */
+    char error[384];         /* non-empty when the run stopped early: what failed */
 } mt_provenance;
 
 typedef struct {

@@ -1,0 +1,38 @@
+/* Command-line parsing (getopt_long).  Parsing is separate from running so
+ * tests can check every option error without running probes. */
+#ifndef MT_CLI_H
+#define MT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/error.h"
+#include "../probes/probe.h"
+
+typedef struct {
+    int device;            /* --device N (default 0) */
+    bool device_given;
+    const char *sim;       /* --sim PRESET|FILE */
+    const char *replay;    /* --replay DIR */
+    const char *record;    /* --record DIR */
+    const char *raw;       /* --raw DIR */
+    const char *json;      /* --json FILE|- */
+    bool has_seed;
+    uint64_t seed;
+    bool quiet;
+    bool help, version, list_presets;
+    mt_probe_options probes;
+    char command_line[512];
+} mt_cli;
+
+/* Parses argv.  On error returns MT_ERR_INVALID_ARG with a one-line message. */
+mt_err mt_cli_parse(int argc, char **argv, mt_cli *out, mt_errinfo *ei);
+
+/* Writes the --help text. */
+void mt_cli_usage(FILE *f);
+
+/* Runs the tool as main() would; returns the process exit code. */
+int mt_cli_main(int argc, char **argv);
+
+#endif

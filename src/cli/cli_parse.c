@@ -1,0 +1,128 @@
+/* Option parsing for memtopo. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void mt_cli_usage(FILE *f)
+{
+    fputs("Usage: memtopo [OPTIONS]\n"
+          "Discover the memory hierarchy of an NVIDIA GPU (or of a simulated one) by\n"
+          "pointer-chasing, and report it as a table, JSON, or raw samples.\n"
+          "\n"
+          "Source (one of; default: the CUDA GPU 0):\n"
+          "  -d, --device N        measure CUDA device N\n"
+          "  -s, --sim PRESET|FILE simulate a GPU: a preset (h100, a100, v100, turing,\n"
+          "                        pascal, maxwell, kepler) or a spec file (docs/spec-format.md)\n"
+          "      --replay DIR      rerun only the analysis on samples saved by --record\n"
+          "\n"
+          "What to measure:\n"
+          "  -o, --only LIST       comma-separated probes: shared, l1d, texture, readonly,\n"
+          "                        constant, l2, dram, sharing (default: all)\n"
+          "      --seed N          seed of the simulator's noise (with --sim)\n"
+          "\n"
+          "Output (the table goes to stdout unless --json -):\n"
+          "  -j, --json FILE|-     write the topology as JSON (schema/memtopo-report.schema.json)\n"
+          "      --raw DIR         write raw cycle samples as CSV into DIR\n"
+          "      --record DIR      save everything measured into DIR for --replay\n"
+          "  -q, --quiet           no progress messages on stderr\n"
+          "      --list-presets    list the simulator presets and exit\n"
+          "  -h, --help            this help\n"
+          "  -V, --version         print the version\n"
+          "\n"
+          "Exit codes: 0 success; 1 internal error; 2 bad option or input (spec file,\n"
+          "replay data); 3 no usable GPU or backend not built; 4 GPU error or timeout;\n"
+          "5 output could not be written.\n",
+          f);
+}
+
+enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS };
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
+{
+    static const struct option longopts[] = {
+        {"device", required_argument, 0, 'd'},     {"sim", required_argument, 0, 's'},
+        {"replay", required_argument, 0, OPT_REPLAY}, {"record", required_argument, 0, OPT_RECORD},
+        {"raw", required_argument, 0, OPT_RAW},    {"json", required_argument, 0, 'j'},
+        {"only", required_argument, 0, 'o'},       {"seed", required_argument, 0, OPT_SEED},
+        {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},          {"list-presets", no_argument, 0, OPT_LIST_PRESETS},
+        {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    mt_probe_options_default(&o->probes);
+    size_t pos = 0;
+    for (int i = 0; i < argc && pos < sizeof o->command_line; i++)
+        pos += (size_t)snprintf(o->command_line + pos, sizeof o->command_line - pos, "%s%s",
+                                i ? " " : "", argv[i]);
+
+    opterr = 0; /* we print our own one-line errors */
+    optind = 1;
+    int ch;
+    uint64_t v;
+    while ((ch = getopt_long(argc, argv, ":d:s:j:o:qhV", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'd':
+            if (parse_u64(optarg, &v) || v > 1024)
+                return mt_fail(ei, MT_ERR_INVALID_ARG, "--device: '%s' is not a device number", optarg);
+            o->device = (int)v;
+            o->device_given = true;
+            break;
+        case 's': o->sim = optarg; break;
+        case OPT_REPLAY: o->replay = optarg; break;
+        case OPT_RECORD: o->record = optarg; break;
+        case OPT_RAW: o->raw = optarg; break;
+        case 'j': o->json = optarg; break;
+        case 'o': {
+            mt_err e = mt_probe_parse_only(optarg, &o->probes, ei);
+            if (e != MT_OK)
+                return e;
+            break;
+        }
+        case OPT_SEED:
+            if (parse_u64(optarg, &o->seed))
+                return mt_fail(ei, MT_ERR_INVALID_ARG, "--seed: '%s' is not a non-negative integer", optarg);
+            o->has_seed = true;
+            break;
+        case 'q': o->quiet = true; break;
+        case 'h': o->help = true; break;
+        case 'V': o->version = true; break;
+        case OPT_LIST_PRESETS: o->list_presets = true; break;
+        case ':':
+            return mt_fail(ei, MT_ERR_INVALID_ARG, "option '%s' needs an argument (see --help)",
+                           argv[optind - 1]);
+        default:
+            return mt_fail(ei, MT_ERR_INVALID_ARG, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "unexpected argument '%s' (see --help)", argv[optind]);
+    int sources = (o->sim != NULL) + (o->replay != NULL) + o->device_given;
+    if (sources > 1)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--device, --sim and --replay exclude each other");
+    if (o->has_seed && !o->sim)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--seed only applies to --sim");
+    if (o->replay && o->record)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--record cannot be combined with --replay");
+    if (o->replay && o->raw)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--raw cannot be combined with --replay (the samples are already in the replay directory)");
+    if (o->json && !*o->json)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--json needs a file name or -");
+    return MT_OK;
+}

@@ -1,0 +1,298 @@
+/* Capacity search (thesis 3.2 and 3.4), organised for parallel hardware:
+ *  1. one batch: an all-hit reference chain plus chains of doubling
+ *     footprints (start, 2 start, ... limit);
+ *  2. the first footprint with significantly more misses than the reference
+ *     (binomial test, analysis.h) bounds the capacity to (lo, hi];
+ *  3. k-ary refinement: each batch measures up to k footprints evenly spread
+ *     in (lo, hi] (one per SM on a GPU) until hi - lo <= granule;
+ *  4. confirmation: Opt + KS on the geometric reduction of the widest sweep
+ *     must place the change in the same place, otherwise a range is
+ *     reported. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_internal.h"
+
+#define MAX_DOUBLING 48
+#define MIN_SAMPLES 512      /* enough loads that a single thrashing set shows */
+#define MAX_REFINE_ROUNDS 16 /* k >= 4 shrinks 2^48 to a granule in 24; we need far fewer */
+
+typedef struct {
+    size_t rows, cols;
+    uint64_t *fp;
+    double *m;
+} sweep_matrix;
+
+static void sweep_free(sweep_matrix *s)
+{
+    free(s->fp);
+    free(s->m);
+    memset(s, 0, sizeof *s);
+}
+
+static uint32_t loads_for(const mt_probe_ctx *c, uint64_t fp, uint32_t stride)
+{
+    uint64_t el = fp / stride;
+    uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
+    uint64_t want = el < MIN_SAMPLES ? MIN_SAMPLES : el;
+    return want > cap ? cap : (uint32_t)want;
+}
+
+static mt_experiment cap_exp(const mt_probe_ctx *c, const mt_cap_request *q, uint64_t fp)
+{
+    mt_experiment e = mt_exp(q->path, fp, q->stride, 1, loads_for(c, fp, q->stride), MT_MODE_FINE);
+    e.chain[0].thread = q->thread;
+    return e;
+}
+
+/* Runs footprints fps[0..n-1]; writes the miss test of each against ref into
+ * miss[] and, if keep != NULL, the samples into a matrix. */
+static mt_err measure(mt_probe_ctx *c, const mt_cap_request *q, const uint64_t *fps, size_t n,
+                      const double *ref, size_t nref, double thr, mt_miss_excess *miss,
+                      sweep_matrix *keep)
+{
+    mt_experiment *e = calloc(n, sizeof *e);
+    mt_result *r = calloc(n, sizeof *r);
+    mt_err err = MT_OK;
+    if (!e || !r) {
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory planning %zu experiments", n);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        e[i] = cap_exp(c, q, fps[i]);
+    if ((err = mt_run(c, e, n, r)) != MT_OK)
+        goto out;
+    size_t cols = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].n[0] < cols)
+            cols = r[i].n[0];
+    if (keep && n >= 4 && cols >= 16) {
+        keep->rows = n;
+        keep->cols = cols;
+        keep->fp = malloc(n * sizeof *keep->fp);
+        keep->m = malloc(n * cols * sizeof *keep->m);
+        if (!keep->fp || !keep->m) {
+            sweep_free(keep);
+            err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory keeping a sweep");
+            goto out_free;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t ns;
+        double *x = mt_fine_samples(c, &r[i], 0, &ns);
+        if (!x) {
+            err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
+            goto out_free;
+        }
+        mt_miss_excess_test(ref, nref, x, ns, thr, MT_KS_ALPHA, &miss[i]);
+        if (keep && keep->m) {
+            keep->fp[i] = fps[i];
+            memcpy(keep->m + i * keep->cols, x, keep->cols * sizeof *x);
+        }
+        free(x);
+    }
+out_free:
+    mt_results_free(r, n);
+out:
+    free(e);
+    free(r);
+    return err;
+}
+
+/* Samples above the pooled 99.9th percentile are clipped to it: a single
+ * interrupt-sized outlier would otherwise dominate the L2-based geometric
+ * reduction, while real misses (many per missing footprint) survive. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void clip_outliers(sweep_matrix *s)
+{
+    size_t n = s->rows * s->cols;
+    double *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return; /* clipping is a refinement; without memory, use raw samples */
+    memcpy(tmp, s->m, n * sizeof *tmp);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
+    double cap = tmp[(size_t)((double)(n - 1) * 0.999)];
+    free(tmp);
+    for (size_t i = 0; i < n; i++)
+        if (s->m[i] > cap)
+            s->m[i] = cap;
+}
+
+/* The confirmation sweep (CONFIRM_SIDE points each side of (lo, hi]). */
+static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *ref, size_t nref,
+                      double thr, uint64_t lo, uint64_t hi, mt_miss_excess *miss,
+                      sweep_matrix *keep)
+{
+    size_t side = q->path == MT_PATH_GLOBAL_CG ? 8 : 12; /* KS needs >= 8 per side at 1e-3 */
+    uint64_t g = lo / 128 / q->stride * q->stride;
+    if (g < q->granule)
+        g = q->granule;
+    if (g < q->stride)
+        g = q->stride;
+    uint64_t pts[64];
+    size_t n = 0;
+    for (size_t i = side; i-- > 0;) {
+        if (lo < i * g + q->stride)
+            continue;
+        pts[n++] = lo - i * g;
+    }
+    for (size_t i = 0; i < side; i++) {
+        uint64_t f = hi + i * g;
+        if (q->limit && f > q->limit)
+            break;
+        if (n && f <= pts[n - 1])
+            continue;
+        pts[n++] = f;
+    }
+    if (n < 4)
+        return MT_OK;
+    mt_progress(c, "%s capacity: confirming with %zu footprints", mt_path_name(q->path), n);
+    return measure(c, q, pts, n, ref, nref, thr, miss, keep);
+}
+
+static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
+{
+    mt_experiment e = cap_exp(c, q, q->ref_footprint);
+    mt_result r;
+    mt_err err = mt_run(c, &e, 1, &r);
+    if (err != MT_OK)
+        return err;
+    *ref = mt_fine_samples(c, &r, 0, nref);
+    mt_result_free(&r);
+    return *ref ? MT_OK : mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+}
+
+mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out)
+{
+    memset(out, 0, sizeof *out);
+    double *ref = NULL;
+    size_t nref = 0;
+    sweep_matrix widest = {0};
+    mt_miss_excess miss[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
+    uint64_t pts[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
+
+    mt_err err = reference(c, q, &ref, &nref);
+    if (err != MT_OK)
+        return err;
+    double thr = isnan(q->hit_threshold) ? mt_hit_threshold(ref, nref) : q->hit_threshold;
+    out->hit_threshold = thr;
+
+    size_t np = mt_plan_doubling(q->start, q->limit, pts, MAX_DOUBLING);
+    mt_progress(c, "%s capacity: doubling %zu footprints", mt_path_name(q->path), np);
+    if ((err = measure(c, q, pts, np, ref, nref, thr, miss, NULL)) != MT_OK)
+        goto done;
+    size_t first = np;
+    for (size_t i = 0; i < np; i++)
+        if (miss[i].more_misses) {
+            first = i;
+            break;
+        }
+    if (first == np) {
+        out->kind = MT_FIND_LOWER_BOUND;
+        out->lo = pts[np - 1];
+        out->confidence = 1.0 - MT_KS_ALPHA;
+        goto done;
+    }
+    uint64_t lo = first ? pts[first - 1] : q->ref_footprint, hi = pts[first];
+    out->p_detect = miss[first].p_value;
+
+    /* k-ary refinement; on a GPU non-exclusive experiments run one per SM. */
+    size_t k = q->path == MT_PATH_GLOBAL_CG ? 8 : 64;
+    if (c->dev.sm_count > 0 && (size_t)c->dev.sm_count < k && q->path != MT_PATH_GLOBAL_CG)
+        k = (size_t)c->dev.sm_count < 4 ? 4 : (size_t)c->dev.sm_count;
+    bool consistent = true;
+    int rounds = q->max_rounds > 0 ? q->max_rounds : MAX_REFINE_ROUNDS;
+    for (int round = 0; round < rounds && hi - lo > q->granule; round++) {
+        size_t ns = mt_plan_sweep(lo, hi, q->granule, k, pts);
+        mt_progress(c, "%s capacity: refining %llu..%llu B with %zu footprints",
+                    mt_path_name(q->path), (unsigned long long)lo, (unsigned long long)hi, ns);
+        if ((err = measure(c, q, pts, ns, ref, nref, thr, miss, NULL)) != MT_OK)
+            goto done;
+        size_t j = ns;
+        for (size_t i = 0; i < ns; i++)
+            if (miss[i].more_misses) {
+                j = i;
+                break;
+            }
+        if (j == ns) { /* hi had misses before but not now: noise decided one of them */
+            consistent = false;
+            lo = pts[ns - 1] < hi ? pts[ns - 1] : lo;
+            break;
+        }
+        if (j > 0)
+            lo = pts[j - 1];
+        hi = pts[j];
+        out->p_detect = miss[j].p_value;
+    }
+    out->lo = lo;
+    out->hi = hi;
+
+    /* Confirmation by the thesis' machinery: a sweep of evenly spaced
+     * footprints, half at or below lo and half at or above hi, reduced
+     * geometrically; Opt + KS must put the change between lo and hi. */
+    if ((err = confirm(c, q, ref, nref, thr, lo, hi, miss, &widest)) != MT_OK)
+        goto done;
+    if (widest.rows >= 4) {
+        clip_outliers(&widest);
+        mt_capacity cap;
+        if (mt_capacity_from_sweep(widest.fp, widest.m, widest.rows, widest.cols, MT_KS_ALPHA,
+                                   &cap) == MT_OK &&
+            cap.found) {
+            out->opt_confirmed = true;
+            out->opt_lo = cap.lo;
+            out->opt_hi = cap.hi;
+            out->ks_d = cap.cp.ks.d;
+            out->ks_p = cap.cp.ks.p_value;
+        }
+    }
+    double conf = 1.0 - out->p_detect;
+    bool agree = out->opt_confirmed &&
+                 (double)out->opt_lo <= (double)hi * (1 + MT_CAPACITY_AGREEMENT) &&
+                 (double)out->opt_hi >= (double)lo * (1 - MT_CAPACITY_AGREEMENT);
+    if (!consistent || (out->opt_confirmed && !agree)) {
+        out->kind = MT_FIND_RANGE;
+        if (out->opt_confirmed) {
+            if (out->opt_lo < out->lo)
+                out->lo = out->opt_lo;
+            if (out->opt_hi > out->hi)
+                out->hi = out->opt_hi;
+        }
+        conf *= 0.7;
+    } else {
+        out->kind = MT_FIND_VALUE;
+        if (!out->opt_confirmed)
+            conf *= 0.8;
+    }
+    out->confidence = conf;
+done:
+    free(ref);
+    sweep_free(&widest);
+    return err;
+}
+
+mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
+{
+    const char *m = "pchase-fine+doubling+kary+binomial+opt-ks";
+    switch (r->kind) {
+    case MT_FIND_LOWER_BOUND:
+        return mt_find_bound((double)r->lo, "B", m, r->confidence,
+                             "%s: no misses up to the %llu B limit of this path", what,
+                             (unsigned long long)r->lo);
+    case MT_FIND_RANGE:
+        return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
+                             "%s: first-miss test and Opt+KS disagree or noise; Opt change %llu..%llu B",
+                             what, (unsigned long long)r->opt_lo, (unsigned long long)r->opt_hi);
+    default:
+        return mt_find_value((double)r->lo, "B", MT_SRC_MEASURED, m, r->confidence,
+                             "%s: last footprint without extra misses %llu B, first with %llu B "
+                             "(binomial p=%.2g, alpha=%g); Opt+KS %s (D=%.3f)",
+                             what, (unsigned long long)r->lo, (unsigned long long)r->hi, r->p_detect,
+                             MT_KS_ALPHA, r->opt_confirmed ? "confirms" : "not confirmed", r->ks_d);
+    }
+}

@@ -1,0 +1,154 @@
+/* Constant caches (thesis 4.2.4): one 64 KiB constant bank is chased by
+ * chains of growing footprint.  The first change is the constant L1; with
+ * the L1 thrashed (chains of >= 4x its size at its line stride) the next
+ * change is the constant L1.5, or none before the bank limit, which is then
+ * reported as a bound ("> 64 KiB"). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "probe_internal.h"
+
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
+                         mt_spacing *sp);
+mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
+                              uint32_t warm, double *lat, mt_stats *st);
+
+static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
+
+/* Fine samples of one warm chain: the reference that defines a hit. */
+static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double *thr,
+                             double *median)
+{
+    mt_experiment e = mt_exp(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
+    mt_result r;
+    mt_err err = mt_run(c, &e, 1, &r);
+    if (err != MT_OK)
+        return err;
+    size_t n;
+    double *x = mt_fine_samples(c, &r, 0, &n);
+    mt_result_free(&r);
+    if (!x)
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+    *thr = mt_hit_threshold(x, n);
+    *median = mt_median(x, n);
+    free(x);
+    return MT_OK;
+}
+
+static void sector_finding(mt_finding *f, const mt_spacing *sp, const char *what)
+{
+    if (sp->found)
+        *f = mt_find_value(sp->spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
+                           sp->support, "%s: %zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
+                           what, sp->n_misses, 100 * sp->support, sp->threshold);
+}
+
+mt_err mt_probe_constant(mt_probe_ctx *c)
+{
+    mt_cache_state *s1 = &c->cs[MT_CACHE_CONST_L1], *s15 = &c->cs[MT_CACHE_CONST_L15];
+    mt_cache_report *r1 = &c->topo->cache[MT_CACHE_CONST_L1];
+    mt_cache_report *r15 = &c->topo->cache[MT_CACHE_CONST_L15];
+    uint64_t limit = c->dev.path_limit_bytes[MT_PATH_CONSTANT];
+    if (limit < 8192)
+        return mt_fail(c->ei, MT_ERR_UNSUPPORTED, "constant path limit %llu B is too small",
+                       (unsigned long long)limit);
+    r1->probed = r15->probed = true;
+
+    /* ---- constant L1 ---- */
+    double med1;
+    mt_progress(c, "constant L1 hit reference");
+    mt_err err = warm_reference(c, 256, 4, &s1->hit_threshold, &med1);
+    if (err != MT_OK)
+        return err;
+    s1->present = s1->hit_known = true;
+    s1->hit_fine = med1;
+    mt_spacing sp;
+    if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s1->hit_threshold, 2048, &sp)) != MT_OK)
+        return err;
+    s1->sector = sp.found ? sp.spacing_bytes : 64;
+    sector_finding(&r1->sector, &sp, "constant L1");
+    mt_cap_request q = {
+        .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 512, .limit = limit,
+        .granule = s1->sector, .ref_footprint = 256, .hit_threshold = NAN,
+    };
+    mt_cap_result cap;
+    if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
+        return err;
+    r1->size = mt_capacity_finding(&cap, "constant L1");
+    s1->size = cap.lo;
+    s1->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
+    if (s1->size_is_bound)
+        return MT_OK; /* nothing beyond it can be separated */
+    if ((err = mt_measure_line(c, MT_CACHE_CONST_L1, MT_PATH_CONSTANT, s1->size, cap.confidence,
+                               s1->sector, 0, limit, 0, NAN)) != MT_OK)
+        return err;
+    uint64_t fp_hit = rdown(s1->size / 2, s1->sector);
+    if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp_hit, s1->sector, 1, &s1->latency,
+                                      NULL)) != MT_OK)
+        return err;
+    r1->latency = mt_find_value(s1->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
+                                "%llu B chain at %u B stride; loop overhead %.1f subtracted",
+                                (unsigned long long)fp_hit, s1->sector, c->overhead_agg);
+
+    /* ---- constant L1.5: chains that thrash the L1 ---- */
+    uint32_t l1_unit = s1->line ? s1->line : s1->sector;
+    uint64_t thrash = 4 * s1->size;
+    if (thrash + l1_unit > limit) {
+        r15->size = mt_find_bound(0, "B", "pchase", 0.5, "constant L1 fills the bank");
+        return MT_OK;
+    }
+    double med15;
+    mt_progress(c, "constant L1.5 hit reference");
+    if ((err = warm_reference(c, thrash, l1_unit, &s15->hit_threshold, &med15)) != MT_OK)
+        return err;
+    if (med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
+        r15->size = mt_find_absent("pchase-fine", 0.8,
+                                   "chains of 4x the constant L1 are not slower than L1 hits");
+        return MT_OK;
+    }
+    s15->present = s15->hit_known = true;
+    s15->hit_fine = med15;
+    if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s15->hit_threshold, 8192, &sp)) != MT_OK)
+        return err;
+    s15->sector = sp.found ? sp.spacing_bytes : l1_unit;
+    sector_finding(&r15->sector, &sp, "constant L1.5");
+    if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, thrash, l1_unit, 1, &s15->latency,
+                                      NULL)) != MT_OK)
+        return err;
+    r15->latency = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.9,
+                                 "%llu B chain at %u B stride (4x constant L1); loop overhead "
+                                 "subtracted", (unsigned long long)thrash, l1_unit);
+    r1->miss_penalty = mt_find_value(s15->latency - s1->latency, "cycles", MT_SRC_DERIVED,
+                                     "latency difference", 0.9, "constant L1.5 minus L1 latency");
+
+    q = (mt_cap_request){
+        .path = MT_PATH_CONSTANT, .stride = l1_unit, .start = 2 * thrash, .limit = limit,
+        .granule = l1_unit, .ref_footprint = thrash, .hit_threshold = NAN,
+    };
+    if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
+        return err;
+    r15->size = mt_capacity_finding(&cap, "constant L1.5");
+    s15->size = cap.lo;
+    s15->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
+    if (s15->size_is_bound) {
+        r15->line = mt_find_range(s15->sector, (double)limit, "B", "miss-spacing", 0.9,
+                                  "size beyond the bank: the line is only known to lie between the "
+                                  "fill unit and the bank");
+        return MT_OK;
+    }
+    /* The big-stride reference must still thrash the L1: 2x its lines. */
+    if ((err = mt_measure_line(c, MT_CACHE_CONST_L15, MT_PATH_CONSTANT, s15->size, cap.confidence,
+                               s15->sector, 2 * (s1->size / l1_unit), limit, 0, NAN)) != MT_OK)
+        return err;
+    if (2 * s15->size <= limit) {
+        double l2lat;
+        uint64_t fp = rdown(limit, l1_unit);
+        if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp, l1_unit, 1, &l2lat, NULL)) != MT_OK)
+            return err;
+        r15->miss_penalty = mt_find_value(l2lat - s15->latency, "cycles", MT_SRC_MEASURED,
+                                          "pchase-aggregate difference", 0.85,
+                                          "%llu B chain: %.1f cycles per load minus L1.5 latency",
+                                          (unsigned long long)fp, l2lat);
+    }
+    return MT_OK;
+}

@@ -1,0 +1,169 @@
+/* Running experiments and building findings: the plumbing every probe uses. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/chain.h"
+#include "probe_internal.h"
+
+void mt_progress(mt_probe_ctx *c, const char *fmt, ...)
+{
+    if (!c->opt || !c->opt->progress)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    c->opt->progress(c->opt->progress_user, c->probe ? c->probe : "", buf);
+}
+
+mt_err mt_run(mt_probe_ctx *c, const mt_experiment *e, size_t n, mt_result *r)
+{
+    mt_err err = mt_backend_run(c->be, e, n, r, c->ei);
+    if (err == MT_OK)
+        c->experiments += (unsigned)n;
+    return err;
+}
+
+void mt_results_free(mt_result *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mt_result_free(&r[i]);
+}
+
+mt_experiment mt_exp(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
+                     uint32_t loads, mt_mode mode)
+{
+    mt_experiment e;
+    memset(&e, 0, sizeof e);
+    e.n_chains = 1;
+    e.chain[0].path = p;
+    e.chain[0].footprint = footprint;
+    e.chain[0].stride = stride;
+    e.order = MT_ORDER_SEQUENTIAL;
+    e.warmup_laps = warmup_laps;
+    e.loads = loads;
+    e.mode = mode;
+    e.sm = -1;
+    e.exclusive = (p == MT_PATH_GLOBAL_CG);
+    return e;
+}
+
+uint32_t mt_fine_loads(const mt_probe_ctx *c, uint64_t footprint, uint32_t stride, double laps)
+{
+    double want = ceil((double)(footprint / stride) * laps);
+    uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
+    if (want < 1)
+        want = 1;
+    return want > cap ? cap : (uint32_t)want;
+}
+
+double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, size_t *n)
+{
+    *n = r->n[chain];
+    double *x = malloc((*n ? *n : 1) * sizeof *x);
+    if (!x)
+        return NULL;
+    for (size_t k = 0; k < *n; k++)
+        x[k] = (double)r->cycles[chain][k] - c->overhead_fine;
+    return x;
+}
+
+double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_result *r)
+{
+    if (r->n[0] < 1 || e->loads == 0)
+        return NAN;
+    return (double)r->cycles[0][0] / (double)e->loads - c->overhead_agg;
+}
+
+double mt_hit_threshold(const double *ref, size_t n)
+{
+    double med = mt_median(ref, n);
+    double *dev = malloc((n ? n : 1) * sizeof *dev);
+    if (!dev)
+        return med + MT_MIN_CLASS_GAP_CYCLES;
+    for (size_t i = 0; i < n; i++)
+        dev[i] = fabs(ref[i] - med);
+    double mad = mt_median(dev, n);
+    free(dev);
+    double margin = MT_HIT_MARGIN_MADS * 1.4826 * mad;
+    if (margin < MT_MIN_CLASS_GAP_CYCLES)
+        margin = MT_MIN_CLASS_GAP_CYCLES;
+    return med + margin;
+}
+
+static mt_finding finding_base(mt_finding_kind kind, const char *unit, mt_source src,
+                               const char *method, double conf, const char *fmt, va_list ap)
+{
+    mt_finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = kind;
+    f.source = src;
+    snprintf(f.unit, sizeof f.unit, "%s", unit ? unit : "");
+    snprintf(f.method, sizeof f.method, "%s", method ? method : "");
+    f.confidence = conf < 0 ? 0 : conf > 1 ? 1 : conf;
+    if (fmt)
+        vsnprintf(f.note, sizeof f.note, fmt, ap);
+    return f;
+}
+
+mt_finding mt_find_value(double v, const char *unit, mt_source src, const char *method,
+                         double conf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mt_finding f = finding_base(MT_FIND_VALUE, unit, src, method, conf, fmt, ap);
+    va_end(ap);
+    f.value = v;
+    f.lo = f.hi = v;
+    return f;
+}
+
+mt_finding mt_find_bound(double lo, const char *unit, const char *method, double conf,
+                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mt_finding f = finding_base(MT_FIND_LOWER_BOUND, unit, MT_SRC_MEASURED, method, conf, fmt, ap);
+    va_end(ap);
+    f.lo = lo;
+    return f;
+}
+
+mt_finding mt_find_range(double lo, double hi, const char *unit, const char *method,
+                         double conf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mt_finding f = finding_base(MT_FIND_RANGE, unit, MT_SRC_MEASURED, method, conf, fmt, ap);
+    va_end(ap);
+    f.lo = lo;
+    f.hi = hi;
+    return f;
+}
+
+mt_finding mt_find_absent(const char *method, double conf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mt_finding f = finding_base(MT_FIND_ABSENT, "", MT_SRC_MEASURED, method, conf, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why)
+{
+    mt_topology *t = c->topo;
+    for (int i = 0; i < t->n_thresholds; i++)
+        if (strcmp(t->thresholds[i].name, name) == 0)
+            return;
+    if (t->n_thresholds >= MT_MAX_THRESHOLDS)
+        return;
+    mt_threshold *th = &t->thresholds[t->n_thresholds++];
+    snprintf(th->name, sizeof th->name, "%s", name);
+    th->value = value;
+    snprintf(th->why, sizeof th->why, "%s", why);
+}

@@ -1,0 +1,117 @@
+/* Shared state and helpers of the probe files (not part of the public API). */
+#ifndef MT_PROBE_INTERNAL_H
+#define MT_PROBE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analysis/analysis.h"
+#include "../analysis/thresholds.h"
+#include "probe.h"
+
+/* What a probe learnt about one logical cache and later probes reuse. */
+typedef struct {
+    bool present;       /* caches this path at all */
+    bool hit_known;
+    double hit_threshold; /* fine-grained cycles (overhead removed) above which a load missed */
+    double hit_fine;    /* median fine-grained hit latency, overhead removed */
+    uint32_t sector;    /* bytes, 0 = unknown */
+    uint32_t line;      /* bytes, 0 = unknown */
+    uint64_t size;      /* bytes of one slice, 0 = unknown */
+    bool size_is_bound; /* size is only a lower bound */
+    double latency;     /* aggregate hit latency, cycles */
+} mt_cache_state;
+
+typedef struct {
+    mt_backend *be;
+    const mt_probe_options *opt;
+    mt_topology *topo;
+    mt_errinfo *ei;
+    mt_device_info dev;
+    double overhead_fine; /* cycles each fine sample carries besides the load */
+    double overhead_agg;  /* cycles per load of the aggregate loop besides the load */
+    mt_cache_state cs[MT_CACHE_COUNT];
+    unsigned experiments; /* run by the current probe */
+    const char *probe;    /* name of the running probe, for progress */
+} mt_probe_ctx;
+
+/* ---- running experiments ---- */
+void mt_progress(mt_probe_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+mt_err mt_run(mt_probe_ctx *c, const mt_experiment *e, size_t n, mt_result *r);
+void mt_results_free(mt_result *r, size_t n);
+
+/* One chain on thread 0, sequential order, any SM.  Paths whose data lives
+ * in a GPU-wide level (cg) are exclusive. */
+mt_experiment mt_exp(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
+                     uint32_t loads, mt_mode mode);
+/* Loads that cover `laps` laps of the chain, capped at the fine-grained limit. */
+uint32_t mt_fine_loads(const mt_probe_ctx *c, uint64_t footprint, uint32_t stride, double laps);
+/* Fine samples of chain i as doubles with the fine overhead removed (malloc'd). */
+double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, size_t *n);
+/* Aggregate per-load latency with loop overhead removed. */
+double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_result *r);
+
+/* ---- classification ---- */
+/* Hit threshold from an all-hit reference: median + max(MT_MIN_CLASS_GAP_CYCLES,
+ * MT_HIT_MARGIN_MADS robust standard deviations). */
+double mt_hit_threshold(const double *ref, size_t n);
+
+/* ---- findings ---- */
+mt_finding mt_find_value(double v, const char *unit, mt_source src, const char *method,
+                         double conf, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+mt_finding mt_find_bound(double lo, const char *unit, const char *method, double conf,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+mt_finding mt_find_range(double lo, double hi, const char *unit, const char *method,
+                         double conf, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+mt_finding mt_find_absent(const char *method, double conf, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- capacity search (doubling, k-ary refinement, Opt+KS confirmation) ---- */
+typedef struct {
+    mt_path path;
+    int thread;
+    uint32_t stride;
+    uint64_t start, limit;   /* doubling range */
+    uint64_t granule;        /* stop refining when the interval is this small */
+    uint64_t ref_footprint;  /* all-hit reference chain */
+    double hit_threshold;    /* NAN: derive from the reference */
+    int max_rounds;          /* refinement rounds, 0 = until the granule is reached */
+} mt_cap_request;
+
+typedef struct {
+    mt_finding_kind kind; /* VALUE (lo), RANGE [lo,hi], LOWER_BOUND (> lo) */
+    uint64_t lo, hi;
+    double p_detect;      /* binomial p-value of the first footprint with misses */
+    bool opt_confirmed;   /* Opt + KS found a change in the final sweep */
+    uint64_t opt_lo, opt_hi;
+    double ks_d, ks_p;
+    double hit_threshold;
+    double confidence;
+} mt_cap_result;
+
+mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);
+/* Turns a capacity result into a size finding. */
+mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what);
+
+/* Line via the capacity at a larger stride (probe_line.c).  cap is the
+ * capacity measured at a stride of `sector`; ref_min_elements the fewest
+ * elements of the all-hit reference chain (e.g. enough to thrash an inner
+ * level), at least 8; hit_threshold NAN derives it from that reference. */
+mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
+                       double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
+                       int max_rounds, double hit_threshold);
+
+/* ---- probes ---- */
+mt_err mt_probe_calibrate(mt_probe_ctx *c);
+mt_err mt_probe_shared(mt_probe_ctx *c);
+mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id); /* L1D, TEX or RO */
+mt_err mt_probe_constant(mt_probe_ctx *c);
+mt_err mt_probe_l2(mt_probe_ctx *c);
+mt_err mt_probe_dram(mt_probe_ctx *c);
+mt_err mt_probe_sharing(mt_probe_ctx *c);
+
+/* Adds a threshold to the topology's list (once per name). */
+void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);
+
+#endif

@@ -1,0 +1,242 @@
+/* L1-level caches reached by global data: L1 data (ld.global.ca), texture
+ * and read-only (ld.global.nc).  One generic probe, run per path:
+ *   presence  -> does this path hit anything faster than the L2 (ld.global.cg)?
+ *   sector    -> spacing of cold misses of a stride-4 chain (thesis 4.3)
+ *   size      -> capacity search at a stride of one sector
+ *   line      -> capacity at a multiple of the sector vs. at one sector
+ *   latency   -> aggregate chase over a resident chain, loop overhead removed
+ *   miss pen. -> aggregate chase over a chain far larger than the cache
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_internal.h"
+
+#define PRESENCE_FOOTPRINT 4096u /* fits every L1 ever built, larger than a few lines */
+#define PRESENCE_STRIDE 32u
+#define SECTOR_FOOTPRINT 4096u   /* 1024 stride-4 loads: >= 32 misses for sectors <= 128 B */
+#define LATENCY_LOADS 4096u
+#define LATENCY_REPS 3
+#define L1_SEARCH_LIMIT (4ull << 20) /* no L1-level cache is near 4 MiB */
+
+mt_path mt_cache_path(mt_cache_id id);
+
+mt_path mt_cache_path(mt_cache_id id)
+{
+    switch (id) {
+    case MT_CACHE_L1D: return MT_PATH_GLOBAL_CA;
+    case MT_CACHE_TEX: return MT_PATH_TEXTURE;
+    case MT_CACHE_RO: return MT_PATH_GLOBAL_NC;
+    case MT_CACHE_CONST_L1:
+    case MT_CACHE_CONST_L15: return MT_PATH_CONSTANT;
+    case MT_CACHE_SHARED: return MT_PATH_SHARED;
+    default: return MT_PATH_GLOBAL_CG;
+    }
+}
+
+/* Presence: the path's warm small chain against the same chain through cg. */
+static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *conf, char *why,
+                       size_t whylen)
+{
+    mt_path p = mt_cache_path(id);
+    mt_experiment e[2] = {
+        mt_exp(p, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
+        mt_exp(MT_PATH_GLOBAL_CG, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
+    };
+    mt_result r[2];
+    mt_err err = mt_run(c, e, 2, r);
+    if (err != MT_OK)
+        return err;
+    size_t na, nb;
+    double *a = mt_fine_samples(c, &r[0], 0, &na);
+    double *b = mt_fine_samples(c, &r[1], 0, &nb);
+    double *pool = malloc((na + nb + 1) * sizeof *pool);
+    if (!a || !b || !pool) {
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    memcpy(pool, a, na * sizeof *a);
+    memcpy(pool + na, b, nb * sizeof *b);
+    mt_split sp;
+    mt_ks_result ks;
+    mt_split_two_classes(pool, na + nb, &sp);
+    mt_ks_two_sample(a, na, b, nb, MT_KS_ALPHA, &ks);
+    double ma = mt_median(a, na), mb = mt_median(b, nb);
+    *present = sp.separated && ks.reject && mb - ma >= MT_MIN_CLASS_GAP_CYCLES;
+    *conf = ks.reject ? 1.0 - ks.p_value : 1.0 - MT_KS_ALPHA;
+    snprintf(why, whylen, "%s median %.1f vs cg (L2) median %.1f cycles, KS D=%.3f p=%.2g",
+             mt_path_name(p), ma, mb, ks.d, ks.p_value);
+    if (*present) {
+        mt_cache_state *s = &c->cs[id];
+        s->hit_threshold = mt_hit_threshold(a, na);
+        s->hit_fine = ma;
+        s->hit_known = true;
+    }
+out:
+    free(a);
+    free(b);
+    free(pool);
+    mt_results_free(r, 2);
+    return err;
+}
+
+/* Sector (fill granularity): a cold stride-4 chain misses once per sector. */
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
+                         mt_spacing *sp);
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
+                         mt_spacing *sp)
+{
+    mt_experiment e = mt_exp(p, footprint, 4, 0, footprint / 4, MT_MODE_FINE);
+    if (e.loads > c->dev.max_fine_loads && c->dev.max_fine_loads)
+        e.loads = c->dev.max_fine_loads;
+    mt_result r;
+    mt_err err = mt_run(c, &e, 1, &r);
+    if (err != MT_OK)
+        return err;
+    size_t n;
+    double *x = mt_fine_samples(c, &r, 0, &n);
+    mt_result_free(&r);
+    if (!x)
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+    mt_miss_spacing(x, n, 4, miss_threshold, sp);
+    free(x);
+    return MT_OK;
+}
+
+/* Median per-load latency of LATENCY_REPS aggregate chases (loop overhead removed). */
+mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
+                              uint32_t warm, double *lat, mt_stats *st);
+mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
+                              uint32_t warm, double *lat, mt_stats *st)
+{
+    mt_experiment e[LATENCY_REPS];
+    mt_result r[LATENCY_REPS];
+    uint32_t loads = LATENCY_LOADS;
+    if (warm == 0 && footprint / stride < loads) /* cold: never revisit an element */
+        loads = (uint32_t)(footprint / stride);
+    for (int i = 0; i < LATENCY_REPS; i++)
+        e[i] = mt_exp(p, footprint, stride, warm, loads, MT_MODE_AGGREGATE);
+    mt_err err = mt_run(c, e, LATENCY_REPS, r);
+    if (err != MT_OK)
+        return err;
+    double v[LATENCY_REPS];
+    for (int i = 0; i < LATENCY_REPS; i++)
+        v[i] = mt_agg_latency(c, &e[i], &r[i]);
+    mt_results_free(r, LATENCY_REPS);
+    *lat = mt_median(v, LATENCY_REPS);
+    if (st)
+        *st = mt_describe(v, LATENCY_REPS);
+    return MT_OK;
+}
+
+static uint64_t round_down(uint64_t v, uint64_t m)
+{
+    return m ? v / m * m : v;
+}
+
+mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
+{
+    mt_cache_report *rep = &c->topo->cache[id];
+    mt_cache_state *s = &c->cs[id];
+    mt_path p = mt_cache_path(id);
+    const char *pn = mt_path_name(p);
+    rep->probed = true;
+
+    bool present = false;
+    double conf = 0;
+    char why[200] = "";
+    mt_progress(c, "is %s cached above the L2?", pn);
+    mt_err err = presence(c, id, &present, &conf, why, sizeof why);
+    if (err != MT_OK)
+        return err;
+    if (id == MT_CACHE_L1D)
+        c->topo->l1_caches_global = mt_find_value(present ? 1 : 0, "bool", MT_SRC_MEASURED,
+                                                  "pchase-fine ca-vs-cg ks+otsu", conf, "%s", why);
+    if (!present) {
+        rep->size = mt_find_absent("pchase-fine ca-vs-cg ks+otsu", conf,
+                                   "%s loads are served at L2 latency: not cached here (%s)", pn, why);
+        return MT_OK;
+    }
+    s->present = true;
+
+    /* Sector. */
+    mt_spacing sp;
+    mt_progress(c, "%s sector from cold misses", pn);
+    if ((err = mt_measure_sector(c, p, s->hit_threshold, SECTOR_FOOTPRINT, &sp)) != MT_OK)
+        return err;
+    if (sp.found) {
+        s->sector = sp.spacing_bytes;
+        rep->sector = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
+                                    sp.support, "%zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
+                                    sp.n_misses, 100 * sp.support, sp.threshold);
+    } else {
+        s->sector = 32; /* only used as the search stride below */
+        rep->sector = mt_find_absent("pchase-fine-cold miss-spacing", 0,
+                                     "no regular miss spacing (%zu misses); searched at a 32 B stride",
+                                     sp.n_misses);
+        rep->sector.kind = MT_FIND_NONE;
+    }
+
+    /* Size. */
+    uint64_t limit = c->dev.path_limit_bytes[p];
+    if (!limit || limit > L1_SEARCH_LIMIT)
+        limit = L1_SEARCH_LIMIT;
+    mt_cap_request q = {
+        .path = p, .thread = 0, .stride = s->sector, .start = 2048, .limit = limit,
+        .granule = s->sector, .ref_footprint = 1024, .hit_threshold = NAN,
+    };
+    mt_cap_result cap;
+    if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
+        return err;
+    rep->size = mt_capacity_finding(&cap, pn);
+    s->size = cap.lo;
+    s->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
+
+    /* Line, from the capacity at a larger stride. */
+    if (cap.kind != MT_FIND_LOWER_BOUND) {
+        uint64_t lim = c->dev.path_limit_bytes[p] ? c->dev.path_limit_bytes[p] : UINT64_MAX;
+        if ((err = mt_measure_line(c, id, p, cap.lo, cap.confidence, s->sector, 0, lim, 0, NAN)) != MT_OK)
+            return err;
+    }
+
+    /* Hit latency: a chain well inside the cache, many laps. */
+    uint64_t fp = s->size ? s->size / 2 : 4096;
+    if (fp > 16384)
+        fp = 16384;
+    fp = round_down(fp, s->sector);
+    double lat;
+    mt_progress(c, "%s hit latency", pn);
+    if ((err = mt_measure_agg_latency(c, p, fp, s->sector, 1, &lat, NULL)) != MT_OK)
+        return err;
+    s->latency = lat;
+    rep->latency = mt_find_value(lat, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
+                                 "%llu B chain, stride %u B, %u loads x %d runs, median; loop overhead "
+                                 "%.1f cycles subtracted; fine-grained median %.1f",
+                                 (unsigned long long)fp, s->sector, LATENCY_LOADS, LATENCY_REPS,
+                                 c->overhead_agg, s->hit_fine);
+
+    /* Miss penalty: a chain far beyond the cache but inside the L2. */
+    if (!s->size_is_bound && s->size) {
+        uint32_t stride = s->line ? s->line : (s->sector > 128 ? s->sector : 128);
+        uint64_t big = 32 * s->size;
+        if (c->dev.l2_bytes && big > c->dev.l2_bytes / 4)
+            big = c->dev.l2_bytes / 4;
+        if (big < 2 * s->size)
+            big = 2 * s->size;
+        if (c->dev.path_limit_bytes[p] && big > c->dev.path_limit_bytes[p])
+            big = c->dev.path_limit_bytes[p];
+        big = round_down(big, stride);
+        double miss_lat;
+        mt_progress(c, "%s miss penalty", pn);
+        if ((err = mt_measure_agg_latency(c, p, big, stride, 1, &miss_lat, NULL)) != MT_OK)
+            return err;
+        rep->miss_penalty = mt_find_value(miss_lat - lat, "cycles", MT_SRC_MEASURED,
+                                          "pchase-aggregate difference", 0.9,
+                                          "%llu B chain at %u B stride: %.1f cycles per load (served by L2) "
+                                          "minus hit latency %.1f",
+                                          (unsigned long long)big, stride, miss_lat, lat);
+    }
+    return MT_OK;
+}

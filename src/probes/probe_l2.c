@@ -1,0 +1,154 @@
+/* L2: size from the driver; hit latency, near/far partitions, sector and
+ * line measured through ld.global.cg (which bypasses the L1). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_internal.h"
+
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
+                         mt_spacing *sp);
+mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
+                              uint32_t warm, double *lat, mt_stats *st);
+
+#define L2_HIT_FOOTPRINT (4ull << 20)
+#define L2_HIT_STRIDE 128u
+/* A latency class holding between these shares of the loads is a partition,
+ * not noise or a handful of misses. */
+#define PARTITION_MIN_SHARE 0.1
+
+static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
+
+/* Warm chain resident in the L2: its fine samples split into a near and a far
+ * class when the L2 has partitions with different distances to this SM. */
+static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *rep)
+{
+    uint64_t fp = L2_HIT_FOOTPRINT;
+    if (c->dev.l2_bytes && fp > c->dev.l2_bytes / 4)
+        fp = rdown(c->dev.l2_bytes / 4, L2_HIT_STRIDE);
+    uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
+    mt_experiment e = mt_exp(MT_PATH_GLOBAL_CG, fp, L2_HIT_STRIDE, 1, cap, MT_MODE_FINE);
+    e.sm = 0;
+    mt_result r;
+    mt_err err = mt_run(c, &e, 1, &r);
+    if (err != MT_OK)
+        return err;
+    size_t n;
+    double *x = mt_fine_samples(c, &r, 0, &n);
+    mt_result_free(&r);
+    if (!x)
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+    mt_split sp;
+    mt_split_two_classes(x, n, &sp);
+    bool parts = sp.separated && sp.high_fraction >= PARTITION_MIN_SHARE &&
+                 sp.high_fraction <= 1 - PARTITION_MIN_SHARE;
+    double near, far = NAN;
+    if (parts) {
+        size_t nl = 0, nh = 0;
+        double *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
+        if (!lo || !hi) {
+            free(lo);
+            free(hi);
+            free(x);
+            return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (x[i] > sp.threshold)
+                hi[nh++] = x[i];
+            else
+                lo[nl++] = x[i];
+        }
+        near = mt_median(lo, nl);
+        far = mt_median(hi, nh);
+        s->hit_threshold = mt_hit_threshold(hi, nh);
+        free(lo);
+        free(hi);
+        double share = 1 - sp.high_fraction;
+        c->topo->l2_partition_size = mt_find_value(
+            round((double)c->dev.l2_bytes * share / 1048576.0 * 8) / 8 * 1048576.0, "B",
+            MT_SRC_MEASURED, "pchase-fine near/far split", 0.8,
+            "%.1f%% of %zu L2-resident lines answer at near latency (%.0f vs %.0f cycles, Otsu "
+            "threshold %.0f); partition = driver L2 size x near share, rounded to 1/8 MiB",
+            100 * share, n, near, far, sp.threshold);
+        c->topo->l2_far_latency = mt_find_value(far, "cycles", MT_SRC_MEASURED,
+                                                "pchase-fine near/far split", 0.8,
+                                                "median of the slower class, SM 0, timer overhead removed");
+        rep->latency = mt_find_value(near, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", 0.9,
+                                     "near-partition hit latency from SM 0 (median of the faster class); "
+                                     "far partition %.0f cycles", far);
+    } else {
+        near = mt_median(x, n);
+        s->hit_threshold = mt_hit_threshold(x, n);
+        c->topo->l2_partition_size = mt_find_absent("pchase-fine near/far split", 0.7,
+                                                    "one latency class: no partitions visible from SM 0");
+    }
+    s->hit_fine = near;
+    s->hit_known = true;
+    free(x);
+    return MT_OK;
+}
+
+mt_err mt_probe_l2(mt_probe_ctx *c)
+{
+    mt_cache_state *s = &c->cs[MT_CACHE_L2];
+    mt_cache_report *rep = &c->topo->cache[MT_CACHE_L2];
+    rep->probed = true;
+    s->present = true;
+    rep->size = mt_find_value((double)c->dev.l2_bytes, "B", MT_SRC_DRIVER, "driver attribute", 1.0,
+                              "cudaDevAttrL2CacheSize");
+    mt_progress(c, "L2 hit latency and partitions");
+    mt_err err = hit_classes(c, s, rep);
+    if (err != MT_OK)
+        return err;
+    /* Aggregate latency over the same kind of chain: the mean over partitions. */
+    uint64_t fp = c->dev.l2_bytes / 8 < (1u << 20) ? rdown(c->dev.l2_bytes / 8, 128) : (1u << 20);
+    if ((err = mt_measure_agg_latency(c, MT_PATH_GLOBAL_CG, fp, 128, 1, &s->latency, NULL)) != MT_OK)
+        return err;
+    if (rep->latency.kind == MT_FIND_NONE)
+        rep->latency = mt_find_value(s->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
+                                     "%llu B chain at 128 B stride, loop overhead subtracted",
+                                     (unsigned long long)fp);
+    else
+        s->latency = rep->latency.value; /* near latency is the L2 hit latency */
+
+    mt_spacing sp;
+    mt_progress(c, "L2 sector from cold misses");
+    if ((err = mt_measure_sector(c, MT_PATH_GLOBAL_CG, s->hit_threshold, 4096, &sp)) != MT_OK)
+        return err;
+    if (sp.found) {
+        s->sector = sp.spacing_bytes;
+        rep->sector = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
+                                    sp.support, "%zu cold misses to DRAM, %.0f%% of gaps equal",
+                                    sp.n_misses, 100 * sp.support);
+    } else {
+        return MT_OK;
+    }
+
+    /* Line: capacity seen by one SM at the sector stride and at 384 B.  Only
+     * one refinement round each (a few % precision is enough for the ratio,
+     * and these chains are the longest of the run). */
+    uint64_t l2 = c->dev.l2_bytes, lim = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CG];
+    if (!l2 || (lim && lim < 2 * l2))
+        return MT_OK;
+    mt_cap_request q = {
+        .path = MT_PATH_GLOBAL_CG, .stride = s->sector, .start = rdown(l2 / 2, s->sector),
+        .limit = rdown(lim && lim < 4 * l2 ? lim : 4 * l2, s->sector),
+        .granule = rdown(l2 / 16, s->sector), .ref_footprint = rdown(l2 / 8, s->sector),
+        .hit_threshold = s->hit_threshold, .max_rounds = 1,
+    };
+    mt_cap_result small;
+    mt_progress(c, "L2 capacity at a %u B stride", s->sector);
+    if ((err = mt_capacity_search(c, &q, &small)) != MT_OK)
+        return err;
+    if (small.kind == MT_FIND_LOWER_BOUND)
+        return MT_OK;
+    if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, small.confidence,
+                               s->sector, 0, lim ? lim : UINT64_MAX, 1,
+                               s->hit_threshold)) != MT_OK)
+        return err;
+    snprintf(rep->size.note, sizeof rep->size.note,
+             "cudaDevAttrL2CacheSize; capacity seen by one SM's chain: %llu..%llu B", 
+             (unsigned long long)small.lo, (unsigned long long)small.hi);
+    return MT_OK;
+}

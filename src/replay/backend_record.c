@@ -1,0 +1,314 @@
+/* The record wrapper: forwards everything to an inner backend and keeps a
+ * copy of every experiment and result, written to a directory by
+ * mt_record_flush (format in record.h) so the run can be replayed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "../report/atomic_file.h"
+#include "../report/device_json.h"
+#include "../report/raw_csv.h"
+#include "record.h"
+
+typedef struct {
+    mt_backend *inner;
+    char *dir;
+    mt_device_info dev;
+    int have_dev;
+    mt_experiment *exps;
+    mt_result *res;
+    unsigned *batch;
+    size_t n, cap;
+    unsigned n_batches;   /* run_batch calls so far, failed ones included */
+    int dirty;            /* something to write since the last flush */
+    char tool_version[32];
+    char command_line[512];
+    char time_utc[32];
+} record_impl;
+
+static const mt_backend_ops record_ops;
+
+static record_impl *impl_of(const mt_backend *b)
+{
+    return (b && b->ops == &record_ops) ? (record_impl *)b->impl : NULL;
+}
+
+static mt_err rec_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
+{
+    record_impl *r = b->impl;
+    mt_err e = mt_backend_info(r->inner, out, ei);
+    if (!e) {
+        r->dev = *out;
+        r->have_dev = 1;
+    }
+    return e;
+}
+
+static mt_err grow(record_impl *r, size_t need, mt_errinfo *ei)
+{
+    if (need <= r->cap)
+        return MT_OK;
+    size_t cap = r->cap ? r->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    mt_experiment *x = realloc(r->exps, cap * sizeof *x);
+    if (x)
+        r->exps = x;
+    mt_result *y = x ? realloc(r->res, cap * sizeof *y) : NULL;
+    if (y)
+        r->res = y;
+    unsigned *z = y ? realloc(r->batch, cap * sizeof *z) : NULL;
+    if (z)
+        r->batch = z;
+    if (!z)
+        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory keeping %zu experiments", need);
+    r->cap = cap;
+    return MT_OK;
+}
+
+/* Deep copy of one result's samples for the experiment's chains. */
+static mt_err copy_result(const mt_experiment *x, const mt_result *src, mt_result *dst,
+                          mt_errinfo *ei)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->sm_ran = src->sm_ran;
+    for (int c = 0; c < x->n_chains && c < MT_MAX_CHAINS; c++) {
+        dst->n[c] = src->n[c];
+        if (!src->n[c])
+            continue;
+        dst->cycles[c] = malloc(src->n[c] * sizeof(uint32_t));
+        if (!dst->cycles[c]) {
+            mt_result_free(dst);
+            return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory copying %u samples",
+                           src->n[c]);
+        }
+        memcpy(dst->cycles[c], src->cycles[c], src->n[c] * sizeof(uint32_t));
+    }
+    return MT_OK;
+}
+
+static mt_err rec_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, mt_result *out,
+                            mt_errinfo *ei)
+{
+    record_impl *r = b->impl;
+    unsigned batch = r->n_batches++;
+    r->dirty = 1;
+    mt_err e = mt_backend_run(r->inner, exps, n, out, ei);
+    if (e)
+        return e; /* nothing of a failed batch is kept: it produced no results */
+    e = grow(r, r->n + n, ei);
+    size_t i = 0;
+    for (; !e && i < n; i++) {
+        mt_experiment *x = &r->exps[r->n + i];
+        *x = exps[i];
+        /* Unused chain slots may hold anything; keep the copy canonical. */
+        for (int c = x->n_chains; c < MT_MAX_CHAINS; c++)
+            if (c >= 0)
+                memset(&x->chain[c], 0, sizeof x->chain[c]);
+        r->batch[r->n + i] = batch;
+        e = copy_result(x, &out[i], &r->res[r->n + i], ei);
+    }
+    if (e) {
+        /* Keep the recording consistent: drop this batch's partial copies,
+         * and the caller's results, as a failed batch leaves nothing. */
+        for (size_t k = 0; k + 1 < i; k++)
+            mt_result_free(&r->res[r->n + k]);
+        for (size_t k = 0; k < n; k++)
+            mt_result_free(&out[k]);
+        return e;
+    }
+    r->n += n;
+    return MT_OK;
+}
+
+/* A JSON string; bytes that are not valid UTF-8 (a command line may hold
+ * anything) become '?'. */
+static json_t *text(const char *s)
+{
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    char *copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    v = json_string(copy);
+    free(copy);
+    return v;
+}
+
+static json_t *manifest_json(const record_impl *r, size_t n_samples)
+{
+    json_t *m = json_object();
+    json_t *dev = mt_device_to_json(&r->dev);
+    json_t *prov = json_object();
+    int bad = !m || !dev || !prov;
+    bad = bad || json_object_set_new(m, "format", json_string(MT_RECORD_FORMAT));
+    bad = bad || json_object_set_new(m, "format_version", json_integer(MT_RECORD_FORMAT_VERSION));
+    if (!bad && r->tool_version[0])
+        bad = json_object_set_new(prov, "tool_version", text(r->tool_version));
+    if (!bad && r->command_line[0])
+        bad = json_object_set_new(prov, "command_line", text(r->command_line));
+    if (!bad && r->time_utc[0])
+        bad = json_object_set_new(prov, "time_utc", text(r->time_utc));
+    if (!bad) {
+        bad = json_object_set_new(m, "provenance", prov);
+        prov = NULL;
+    }
+    if (!bad) {
+        bad = json_object_set_new(m, "device", dev);
+        dev = NULL;
+    }
+    bad = bad || json_object_set_new(m, "experiments", json_integer((json_int_t)r->n));
+    bad = bad || json_object_set_new(m, "samples", json_integer((json_int_t)n_samples));
+    bad = bad || json_object_set_new(m, "batches", json_integer(r->n_batches));
+    json_decref(dev);
+    json_decref(prov);
+    if (bad) {
+        json_decref(m);
+        return NULL;
+    }
+    return m;
+}
+
+mt_err mt_record_flush(mt_backend *rec, mt_errinfo *ei)
+{
+    record_impl *r = impl_of(rec);
+    if (!r)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "mt_record_flush: not a record backend");
+    if (!r->have_dev) {
+        mt_device_info d;
+        mt_err e = rec_get_info(rec, &d, ei);
+        if (e)
+            return e;
+    }
+    /* Samples first, manifest last: a directory with a manifest is whole. */
+    mt_err e = mt_raw_csv_write(r->dir, r->exps, r->res, r->n, r->batch, ei);
+    if (e)
+        return e;
+    size_t n_samples = 0;
+    for (size_t i = 0; i < r->n; i++)
+        for (int c = 0; c < r->exps[i].n_chains; c++)
+            n_samples += r->res[i].n[c];
+    json_t *m = manifest_json(r, n_samples);
+    if (!m)
+        return mt_fail(ei, MT_ERR_NOMEM, "%s/%s: out of memory encoding the manifest", r->dir,
+                       MT_MANIFEST_JSON);
+    size_t plen = strlen(r->dir) + sizeof MT_MANIFEST_JSON + 1;
+    char *path = malloc(plen);
+    if (!path) {
+        json_decref(m);
+        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
+    }
+    snprintf(path, plen, "%s/%s", r->dir, MT_MANIFEST_JSON);
+    mt_atomic_file af;
+    e = mt_atomic_open(&af, path, ei);
+    if (!e) {
+        if (json_dumpf(m, af.f, JSON_INDENT(2)) != 0 || fputc('\n', af.f) == EOF) {
+            e = mt_fail(ei, MT_ERR_IO, "%s: cannot write", af.tmp_path);
+            mt_atomic_abort(&af);
+        } else {
+            e = mt_atomic_commit(&af, ei);
+        }
+    }
+    json_decref(m);
+    free(path);
+    if (!e)
+        r->dirty = 0;
+    return e;
+}
+
+static void rec_destroy(mt_backend *b)
+{
+    record_impl *r = b->impl;
+    if (r->dirty) {
+        /* Best effort: destroy cannot report; callers wanting the error
+         * call mt_record_flush first. */
+        mt_errinfo ignored;
+        (void)mt_record_flush(b, &ignored);
+    }
+    for (size_t i = 0; i < r->n; i++)
+        mt_result_free(&r->res[i]);
+    free(r->exps);
+    free(r->res);
+    free(r->batch);
+    free(r->dir);
+    mt_backend_destroy(r->inner);
+    free(r);
+    free(b);
+}
+
+static const mt_backend_ops record_ops = {
+    .name = "record",
+    .get_info = rec_get_info,
+    .run_batch = rec_run_batch,
+    .destroy = rec_destroy,
+};
+
+mt_err mt_backend_record_wrap(mt_backend *inner, const char *dir, mt_backend **out,
+                              mt_errinfo *ei)
+{
+    *out = NULL;
+    /* On failure the caller keeps inner (and destroys it as usual). */
+    if (!inner || !dir || !dir[0])
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "record: no inner backend or no directory");
+    mt_backend *b = calloc(1, sizeof *b);
+    record_impl *r = calloc(1, sizeof *r);
+    char *d = strdup(dir);
+    if (!b || !r || !d) {
+        free(b);
+        free(r);
+        free(d);
+        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
+    }
+    /* Fail now, not at the end of a long run, when DIR cannot be made. */
+    mt_err e = mt_mkdir_p(d, ei);
+    if (e) {
+        free(b);
+        free(r);
+        free(d);
+        return e;
+    }
+    r->inner = inner;
+    r->dir = d;
+    r->dirty = 1; /* even a run with no batch leaves a (device-only) recording */
+    b->ops = &record_ops;
+    b->impl = r;
+    *out = b;
+    return MT_OK;
+}
+
+void mt_record_set_provenance(mt_backend *rec, const char *tool_version,
+                              const char *command_line, const char *time_utc)
+{
+    record_impl *r = impl_of(rec);
+    if (!r)
+        return;
+    if (tool_version)
+        snprintf(r->tool_version, sizeof r->tool_version, "%s", tool_version);
+    if (command_line)
+        snprintf(r->command_line, sizeof r->command_line, "%s", command_line);
+    if (time_utc)
+        snprintf(r->time_utc, sizeof r->time_utc, "%s", time_utc);
+    r->dirty = 1;
+}
+
+void mt_record_discard(mt_backend *rec)
+{
+    record_impl *r = impl_of(rec);
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        mt_result_free(&r->res[i]);
+    r->n = 0;
+    r->dirty = 0;
+}
+
+size_t mt_record_count(const mt_backend *rec)
+{
+    const record_impl *r = impl_of(rec);
+    return r ? r->n : 0;
+}

@@ -1,0 +1,173 @@
+/* Table-driven conversion of mt_device_info to and from JSON: one table
+ * lists every field once, so writer and reader cannot drift apart. */
+#include "device_json.h"
+
+#include <limits.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "../backend/backend.h"
+
+typedef enum { F_STR, F_INT, F_U32, F_U64 } field_type;
+
+typedef struct {
+    const char *key;
+    field_type type;
+    size_t off;
+    size_t size; /* F_STR: buffer size */
+} field;
+
+#define FS(k, m) {k, F_STR, offsetof(mt_device_info, m), sizeof(((mt_device_info *)0)->m)}
+#define FI(k, m) {k, F_INT, offsetof(mt_device_info, m), 0}
+#define FU(k, m) {k, F_U32, offsetof(mt_device_info, m), 0}
+#define FL(k, m) {k, F_U64, offsetof(mt_device_info, m), 0}
+
+static const field fields[] = {
+    FS("name", name),
+    FS("backend", backend),
+    FI("ordinal", ordinal),
+    FI("cc_major", cc_major),
+    FI("cc_minor", cc_minor),
+    FI("sm_count", sm_count),
+    FI("clock_khz", clock_khz),
+    FI("mem_clock_khz", mem_clock_khz),
+    FI("bus_width_bits", bus_width_bits),
+    FL("global_mem_bytes", global_mem_bytes),
+    FL("l2_bytes", l2_bytes),
+    FL("persisting_l2_max_bytes", persisting_l2_max_bytes),
+    FU("smem_per_block_bytes", smem_per_block),
+    FU("smem_per_block_optin_bytes", smem_per_block_optin),
+    FU("smem_per_sm_bytes", smem_per_sm),
+    FU("const_mem_bytes", const_mem_bytes),
+    FI("max_threads_per_block", max_threads_per_block),
+    FI("max_threads_per_sm", max_threads_per_sm),
+    FI("warp_size", warp_size),
+    FI("regs_per_sm", regs_per_sm),
+    FI("carveout_percent", carveout_percent),
+    FU("carveout_smem_bytes", carveout_smem_bytes),
+    FS("driver_version", driver_version),
+    FS("runtime_version", runtime_version),
+    FU("max_fine_loads", max_fine_loads),
+    FI("max_threads_per_experiment", max_threads_per_experiment),
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+#define PATH_LIMITS_KEY "path_limit_bytes"
+
+json_t *mt_device_to_json(const mt_device_info *d)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    const char *base = (const char *)d;
+    int bad = 0;
+    for (size_t i = 0; i < N_FIELDS && !bad; i++) {
+        const field *f = &fields[i];
+        json_t *v = NULL;
+        switch (f->type) {
+        case F_STR: {
+            /* Bounded: a buffer without its terminator must not be overrun. */
+            const char *s = base + f->off;
+            v = json_stringn(s, strnlen(s, f->size));
+            break;
+        }
+        case F_INT: v = json_integer(*(const int *)(base + f->off)); break;
+        case F_U32: v = json_integer(*(const uint32_t *)(base + f->off)); break;
+        case F_U64: v = json_integer((json_int_t)*(const uint64_t *)(base + f->off)); break;
+        }
+        bad = !v || json_object_set_new(o, f->key, v) != 0;
+    }
+    json_t *lim = bad ? NULL : json_object();
+    bad = bad || !lim;
+    for (int p = 0; p < MT_PATH_COUNT && !bad; p++)
+        bad = json_object_set_new(lim, mt_path_name((mt_path)p),
+                                  json_integer((json_int_t)d->path_limit_bytes[p])) != 0;
+    if (bad || json_object_set_new(o, PATH_LIMITS_KEY, lim) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static mt_err get_int(const json_t *v, long long lo, long long hi, long long *out, const char *ctx,
+                      const char *key, mt_errinfo *ei)
+{
+    if (!json_is_integer(v))
+        return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" is not an integer", ctx, key);
+    long long x = json_integer_value(v);
+    if (x < lo || x > hi)
+        return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" = %lld is out of range", ctx, key, x);
+    *out = x;
+    return MT_OK;
+}
+
+mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx,
+                           mt_errinfo *ei)
+{
+    if (!json_is_object(obj))
+        return mt_fail(ei, MT_ERR_JSON, "%s: not a JSON object", ctx);
+    memset(d, 0, sizeof *d);
+    char *base = (char *)d;
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const field *f = &fields[i];
+        const json_t *v = json_object_get(obj, f->key);
+        if (!v)
+            return mt_fail(ei, MT_ERR_JSON, "%s: missing \"%s\"", ctx, f->key);
+        long long x = 0;
+        mt_err e = MT_OK;
+        switch (f->type) {
+        case F_STR:
+            if (!json_is_string(v))
+                return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" is not a string", ctx, f->key);
+            if (json_string_length(v) >= f->size)
+                return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" is longer than %zu characters", ctx,
+                               f->key, f->size - 1);
+            memcpy(base + f->off, json_string_value(v), json_string_length(v) + 1);
+            break;
+        case F_INT:
+            e = get_int(v, -2147483647LL - 1, 2147483647LL, &x, ctx, f->key, ei);
+            if (!e)
+                *(int *)(base + f->off) = (int)x;
+            break;
+        case F_U32:
+            e = get_int(v, 0, 4294967295LL, &x, ctx, f->key, ei);
+            if (!e)
+                *(uint32_t *)(base + f->off) = (uint32_t)x;
+            break;
+        case F_U64:
+            e = get_int(v, 0, LLONG_MAX, &x, ctx, f->key, ei);
+            if (!e)
+                *(uint64_t *)(base + f->off) = (uint64_t)x;
+            break;
+        }
+        if (e)
+            return e;
+    }
+    const json_t *lim = json_object_get(obj, PATH_LIMITS_KEY);
+    if (!json_is_object(lim))
+        return mt_fail(ei, MT_ERR_JSON, "%s: missing or non-object \"%s\"", ctx, PATH_LIMITS_KEY);
+    for (int p = 0; p < MT_PATH_COUNT; p++) {
+        const char *k = mt_path_name((mt_path)p);
+        const json_t *v = json_object_get(lim, k);
+        long long x;
+        if (!v)
+            return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" lacks path \"%s\"", ctx, PATH_LIMITS_KEY, k);
+        mt_err e = get_int(v, 0, LLONG_MAX, &x, ctx, k, ei);
+        if (e)
+            return e;
+        d->path_limit_bytes[p] = (uint64_t)x;
+    }
+    if (json_object_size(lim) != MT_PATH_COUNT)
+        return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" has unknown paths", ctx, PATH_LIMITS_KEY);
+    if (json_object_size(obj) != N_FIELDS + 1) {
+        const char *key;
+        const json_t *v;
+        json_object_foreach((json_t *)obj, key, v) {
+            int known = strcmp(key, PATH_LIMITS_KEY) == 0;
+            for (size_t i = 0; i < N_FIELDS && !known; i++)
+                known = strcmp(key, fields[i].key) == 0;
+            if (!known)
+                return mt_fail(ei, MT_ERR_JSON, "%s: unknown key \"%s\"", ctx, key);
+        }
+    }
+    return MT_OK;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# CLI behaviour: help, version, and every class of bad input gives one line
+# on stderr, the documented exit code, no crash and no output file.
+source "$(dirname "$0")/lib.sh"
+
+run_mt --help;            check "--help exits 0" rc_is 0; check "--help shows usage" out_has "Usage: memtopo"
+check "--help documents exit codes" out_has "Exit codes"
+run_mt --version;         check "--version exits 0" rc_is 0; check "--version prints a version" out_has "memtopo [0-9]"
+run_mt --list-presets;    check "--list-presets lists h100" out_has "^h100$"; check "lists kepler" out_has "^kepler$"
+
+run_mt --bogus;           check "unknown option -> 2" rc_is 2; check "unknown option: one line" one_line_err
+check "unknown option is named" err_has "--bogus"
+run_mt --sim;             check "missing argument -> 2" rc_is 2; check "missing argument: one line" one_line_err
+run_mt --sim h100 extra;  check "stray argument -> 2" rc_is 2; check "stray argument named" err_has "extra"
+run_mt --only l1d,warp9 --sim h100; check "bad --only -> 2" rc_is 2; check "bad probe named" err_has "warp9"
+run_mt --seed 3;          check "--seed without --sim -> 2" rc_is 2; check "--seed: one line" one_line_err
+run_mt --seed x --sim h100; check "bad seed -> 2" rc_is 2
+run_mt --sim h100 --replay "$tmp"; check "--sim with --replay -> 2" rc_is 2
+run_mt --device z;        check "bad device -> 2" rc_is 2
+
+run_mt --sim nosuchpreset --json "$tmp/a.json"
+check "unknown preset -> 2" rc_is 2; check "unknown preset: one line" one_line_err
+check "unknown preset lists presets" err_has "h100"; check "no JSON after bad preset" no_file "$tmp/a.json"
+
+printf '[device]\nname = x\nsms = 4\nbogus_key = 1\n' >"$tmp/bad.spec"
+run_mt --sim "$tmp/bad.spec" --json "$tmp/b.json"
+check "malformed spec -> 2" rc_is 2; check "malformed spec: one line" one_line_err
+check "malformed spec names file:line" err_has "bad.spec:4"; check "no JSON after bad spec" no_file "$tmp/b.json"
+
+run_mt --replay "$tmp/nothing-here" --json "$tmp/c.json"
+check "missing replay dir -> 2" rc_is 2; check "missing replay: one line" one_line_err
+check "no JSON after missing replay" no_file "$tmp/c.json"
+
+# Without a GPU (this sanitized build has no CUDA backend) the message says to use --sim.
+run_mt --json "$tmp/d.json"
+check "no GPU -> 3" rc_is 3; check "no GPU: one line" one_line_err; check "no GPU suggests --sim" err_has "--sim"
+check "no JSON without GPU" no_file "$tmp/d.json"
+
+# An unwritable JSON path: exit 5, and no partial file.
+run_mt --sim h100 --only shared --quiet --json /nonexistent-dir/x.json
+check "unwritable --json -> 5" rc_is 5; check "unwritable --json message" err_has "nonexistent-dir"
+finish
