@@ -11,8 +11,17 @@ CC      ?= gcc
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) $(shell pkg-config --cflags jansson 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm
+# jansson from pkg-config, or from an unpacked Debian package tree (used on
+# machines without a package manager: make JANSSON_PREFIX=DIR/usr).
+ifdef JANSSON_PREFIX
+JANSSON_CFLAGS := -I$(JANSSON_PREFIX)/include
+JANSSON_LIBS   := $(firstword $(wildcard $(JANSSON_PREFIX)/lib/*/libjansson.a $(JANSSON_PREFIX)/lib/libjansson.a))
+else
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+endif
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(JANSSON_CFLAGS)
+LDLIBS  += $(JANSSON_LIBS) -lm
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # ---- CUDA: compiled only when nvcc exists --------------------------------
@@ -89,7 +98,7 @@ $(B)/obj/cuda/%.o: src/cuda/%.c
 	$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -MMD -MP -c $< -o $@
 
 $(B)/memtopo: $(B)/obj/main.o $(ALL_LIBS) $(CUDA_OBJ)
-	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(ALL_LIBS) $(CUDA_OBJ) $(LDLIBS) $(CUDA_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 # Sanitized binary: sim/replay only (ASan and the CUDA runtime do not mix well).
 $(B)/san/memtopo: $(B)/san/main.o $(SAN_LIBS) $(B)/san/cuda_stub/backend_cuda_stub.o
