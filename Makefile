@@ -141,6 +141,10 @@ bench: $(B)/memtopo
 clean:
 	rm -rf $(B)
 
+# Developer tool (tools/capscan.c): capacities at many strides.
+$(B)/capscan: tools/capscan.c $(ALL_LIBS) $(CUDA_OBJ)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
+
 .PHONY: all test bench clean deps
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -43,15 +43,6 @@
  * least MT_MIN_CLASS_GAP_CYCLES.  5 sigma keeps Gaussian timer noise below
  * one false miss per million loads. */
 #define MT_HIT_MARGIN_MADS 5.0
-/* Strides used to measure a cache line through capacity (analysis.h), as
- * multiples of the measured sector, largest first: the probe takes the
- * largest one whose expected capacity still fits the path's limit.  An odd
- * multiple of the sector (or 1.5x) is never a power of two, so for any
- * power-of-two line the elements spread over all sets even with modulo set
- * indexing (a power-of-two stride would touch a fraction of the sets only).
- * 15x resolves lines of 1..8 sectors (ratios 15, 7.5, 3.75, 1.875), 7x up to
- * 4, 3x up to 2, 1.5x only "line == sector" vs. "line > 1.5 sectors". */
-#define MT_LINE_STRIDE_MULTIPLIERS {15.0, 7.0, 3.0, 1.5}
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03

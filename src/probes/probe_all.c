@@ -71,8 +71,6 @@ static void note_thresholds(mt_probe_ctx *c)
                       "sector: share of miss gaps that must equal the modal gap");
     mt_note_threshold(c, "MT_LINE_RATIO_TOLERANCE", MT_LINE_RATIO_TOLERANCE,
                       "line: capacity ratio must be this close to a power of two");
-    mt_note_threshold(c, "MT_LINE_STRIDE_MULTIPLIER_MAX", 15,
-                      "line test stride = 15, 7, 3 or 1.5 sectors (largest that fits the path)");
     mt_note_threshold(c, "MT_CAPACITY_AGREEMENT", MT_CAPACITY_AGREEMENT,
                       "first-miss and Opt+KS capacities further apart than this -> range");
     mt_note_threshold(c, "MT_SHARING_FILL", MT_SHARING_FILL,

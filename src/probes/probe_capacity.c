@@ -236,7 +236,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     /* Confirmation by the thesis' machinery: a sweep of evenly spaced
      * footprints, half at or below lo and half at or above hi, reduced
      * geometrically; Opt + KS must put the change between lo and hi. */
-    if ((err = confirm(c, q, ref, nref, thr, lo, hi, miss, &widest)) != MT_OK)
+    if (!q->quick && (err = confirm(c, q, ref, nref, thr, lo, hi, miss, &widest)) != MT_OK)
         goto done;
     if (widest.rows >= 4) {
         clip_outliers(&widest);
@@ -266,7 +266,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         conf *= 0.7;
     } else {
         out->kind = MT_FIND_VALUE;
-        if (!out->opt_confirmed)
+        if (!out->opt_confirmed && !q->quick)
             conf *= 0.8;
     }
     out->confidence = conf;

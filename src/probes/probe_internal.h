@@ -77,6 +77,7 @@ typedef struct {
     uint64_t ref_footprint;  /* all-hit reference chain */
     double hit_threshold;    /* NAN: derive from the reference */
     int max_rounds;          /* refinement rounds, 0 = until the granule is reached */
+    int quick;               /* 1: skip the Opt+KS confirmation sweep */
 } mt_cap_request;
 
 typedef struct {

@@ -116,16 +116,16 @@ static void cell(const mt_finding *f, char *buf, size_t n)
     }
 }
 
-/* Column widths: 13+14+8+8+9+9+18+6 plus 7 two-space gaps = 99 columns. */
-#define ROW_FMT "%-13s  %-14s  %-8s  %-8s  %-9s  %-9s  %-18s  %s\n"
+/* Column widths: 13+14+12+8+9+9+14+6 plus 7 two-space gaps = 99 columns. */
+#define ROW_FMT "%-13s  %-14s  %-12s  %-8s  %-9s  %-9s  %-14s  %s\n"
 
 static void cache_table(const mt_topology *t, FILE *out)
 {
     fprintf(out, "\nCaches\n");
     fprintf(out, ROW_FMT, "Cache", "Size", "Line", "Sector", "Latency", "Miss pen.", "Shared with",
             "Per SM");
-    fprintf(out, ROW_FMT, "-------------", "--------------", "--------", "--------", "---------",
-            "---------", "------------------", "------");
+    fprintf(out, ROW_FMT, "-------------", "--------------", "------------", "--------",
+            "---------", "---------", "--------------", "------");
     int any_driver = 0;
     for (int i = 0; i < MT_CACHE_COUNT; i++) {
         const mt_cache_report *c = &t->cache[i];
@@ -136,10 +136,13 @@ static void cache_table(const mt_topology *t, FILE *out)
         cell(&c->latency, lat, sizeof lat);
         cell(&c->miss_penalty, mp, sizeof mp);
         cell(&c->per_sm, ps, sizeof ps);
+        /* Only L1 data, texture and read-only can share one physical cache;
+         * for them an untested pair is "?", for the others it is "-". */
+        int can_share = i == MT_CACHE_L1D || i == MT_CACHE_TEX || i == MT_CACHE_RO;
         if (c->sharing_tested)
             mt_format_shared_with(c->shared_with & ~(1u << i), sw, sizeof sw);
         else
-            snprintf(sw, sizeof sw, "?");
+            snprintf(sw, sizeof sw, "%s", can_share && c->probed ? "?" : "-");
         const mt_finding *all[] = {&c->size, &c->line, &c->sector, &c->latency, &c->miss_penalty,
                                    &c->per_sm};
         for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)

@@ -145,6 +145,14 @@ static void format_range(double lo, double hi, const char *unit, int with_unit, 
     double slo = lo, shi = hi;
     const char *ustr = unit;
     int dlo, dhi;
+    if (is_bytes(unit) && hi >= 64 * lo) {
+        /* Ends far apart ("256 B-64 KiB"): each with its own unit. */
+        char a[32], b[32];
+        mt_format_bytes(lo, a, sizeof a);
+        mt_format_bytes(hi, b, sizeof b);
+        snprintf(buf, n, "%s-%s", a, b);
+        return;
+    }
     if (is_bytes(unit)) {
         int u = byte_unit_for(fabs(hi) > fabs(lo) ? hi : lo, &shi);
         double scale = pow(1024.0, u);

@@ -1,4 +1,4 @@
-/* Built-in simulator presets, embedded from presets/*.spec at build time. */
+/* Built-in simulator presets, embedded from presets/NAME.spec at build time. */
 #ifndef MT_PRESETS_H
 #define MT_PRESETS_H
 

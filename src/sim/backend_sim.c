@@ -1,0 +1,127 @@
+/* The sim backend: a simulated GPU described by a spec (presets/NAME.spec or
+ * a user file).  get_info reports what the spec declares; run_batch runs
+ * each experiment on the cache model (engine.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend/backend.h"
+#include "engine.h"
+#include "sim.h"
+#include "spec.h"
+
+typedef struct {
+    mt_sim_spec spec;
+    mt_device_info info;
+    mt_sim_engine *eng;
+} sim_impl;
+
+static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
+{
+    (void)ei;
+    *out = ((sim_impl *)b->impl)->info;
+    return MT_OK;
+}
+
+static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, mt_result *out,
+                            mt_errinfo *ei)
+{
+    sim_impl *s = b->impl;
+    if (n && (!exps || !out))
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "run_batch: NULL experiments or results");
+    /* Check everything first so a bad experiment late in the batch does not
+     * waste the simulation of the ones before it. */
+    for (size_t i = 0; i < n; i++) {
+        mt_errinfo sub;
+        mt_err err = mt_experiment_check(&exps[i], &s->info, &sub);
+        if (err)
+            return mt_fail(ei, err, "experiment %zu: %s", i, sub.msg);
+    }
+    for (size_t i = 0; i < n; i++) {
+        mt_errinfo sub;
+        mt_err err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
+        if (err) {
+            for (size_t k = 0; k < i; k++)
+                mt_result_free(&out[k]);
+            return mt_fail(ei, err, "experiment %zu: %s", i, sub.msg);
+        }
+    }
+    return MT_OK;
+}
+
+static void sim_destroy(mt_backend *b)
+{
+    sim_impl *s = b->impl;
+    if (s)
+        mt_sim_engine_free(s->eng);
+    free(s);
+    free(b);
+}
+
+static const mt_backend_ops sim_ops = {
+    .name = "sim",
+    .get_info = sim_get_info,
+    .run_batch = sim_run_batch,
+    .destroy = sim_destroy,
+};
+
+mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_errinfo *ei)
+{
+    *out = NULL;
+    mt_backend *b = calloc(1, sizeof *b);
+    sim_impl *s = calloc(1, sizeof *s);
+    if (!b || !s) {
+        free(b);
+        free(s);
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for the sim backend");
+    }
+    s->spec = *spec;
+    mt_sim_spec_device_info(&s->spec, &s->info);
+    mt_err err = mt_sim_engine_new(&s->spec, &s->eng, ei);
+    if (err) {
+        free(b);
+        free(s);
+        return err;
+    }
+    b->ops = &sim_ops;
+    b->impl = s;
+    *out = b;
+    return MT_OK;
+}
+
+mt_err mt_backend_sim_open(const char *preset_or_file, int has_seed, uint64_t seed_override,
+                           mt_backend **out, mt_errinfo *ei)
+{
+    *out = NULL;
+    mt_sim_spec *spec = malloc(sizeof *spec);
+    if (!spec)
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a sim spec");
+    mt_err err = mt_sim_spec_load(preset_or_file, spec, ei);
+    if (!err) {
+        if (has_seed)
+            spec->seed = seed_override;
+        err = mt_backend_sim_from_spec(spec, out, ei);
+    }
+    free(spec);
+    return err;
+}
+
+mt_err mt_backend_sim_open_text(const char *text, const char *fname, mt_backend **out,
+                                mt_errinfo *ei)
+{
+    *out = NULL;
+    mt_sim_spec *spec = malloc(sizeof *spec);
+    if (!spec)
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a sim spec");
+    mt_err err = mt_sim_spec_parse(text, fname, spec, ei);
+    if (!err)
+        err = mt_backend_sim_from_spec(spec, out, ei);
+    free(spec);
+    return err;
+}
+
+const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b)
+{
+    if (!b || b->ops != &sim_ops)
+        return NULL;
+    return &((const sim_impl *)b->impl)->spec;
+}

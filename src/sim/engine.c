@@ -1,0 +1,376 @@
+#include "engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/chain.h"
+#include "../core/rng.h"
+#include "cache.h"
+
+/* Longest route of caches a load can take (every cache plus the L2). */
+#define MAX_ROUTE MT_SIM_MAX_CACHES
+
+struct mt_sim_engine {
+    mt_sim_spec spec;
+    /* Slices are allocated on first use: most experiments touch one. */
+    mt_cache *inst[MT_SIM_MAX_CACHES][MT_SIM_MAX_SLICES];
+    /* Per backend path: cache indices from the SM outwards, L2 last. */
+    int route[MT_PATH_COUNT][MAX_ROUTE];
+    int route_len[MT_PATH_COUNT];
+};
+
+/* The logical path (spec "serves" name) of a backend path; -1 for shared and none. */
+static int lpath_of(mt_path p)
+{
+    switch (p) {
+    case MT_PATH_GLOBAL_CA: return MT_SIM_LP_L1D;
+    case MT_PATH_GLOBAL_CG: return MT_SIM_LP_CG;
+    case MT_PATH_GLOBAL_NC: return MT_SIM_LP_RO;
+    case MT_PATH_TEXTURE: return MT_SIM_LP_TEX;
+    case MT_PATH_CONSTANT: return MT_SIM_LP_CONST;
+    default: return -1;
+    }
+}
+
+static void build_routes(mt_sim_engine *eng)
+{
+    const mt_sim_spec *s = &eng->spec;
+    for (int p = 0; p < MT_PATH_COUNT; p++) {
+        int lp = lpath_of((mt_path)p);
+        eng->route_len[p] = 0;
+        if (lp < 0)
+            continue; /* shared, none: no caches */
+        int *r = eng->route[p], n = 0;
+        for (int i = 0; i < s->n_caches; i++)
+            if (!s->cache[i].is_l2 && (s->cache[i].serves & (1u << lp)))
+                r[n++] = i;
+        /* insertion sort by level (levels on one path are distinct) */
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && s->cache[r[j]].level < s->cache[r[j - 1]].level; j--) {
+                int t = r[j];
+                r[j] = r[j - 1];
+                r[j - 1] = t;
+            }
+        r[n++] = s->l2;
+        eng->route_len[p] = n;
+    }
+}
+
+mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinfo *ei)
+{
+    mt_sim_engine *eng = calloc(1, sizeof *eng);
+    if (!eng)
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for the simulator");
+    eng->spec = *spec;
+    build_routes(eng);
+    *out = eng;
+    return MT_OK;
+}
+
+void mt_sim_engine_free(mt_sim_engine *eng)
+{
+    if (!eng)
+        return;
+    for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
+        for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
+            if (eng->inst[i][k]) {
+                mt_cache_free(eng->inst[i][k]);
+                free(eng->inst[i][k]);
+            }
+    free(eng);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    mt_rng r = {.s = h ^ (v * 0xD6E8FEB86659FD93ull)};
+    return mt_rng_next(&r);
+}
+
+uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e)
+{
+    uint64_t h = mix(0x73696d2d73656564ull, spec_seed);
+    h = mix(h, (uint64_t)e->n_chains);
+    h = mix(h, (uint64_t)e->order);
+    h = mix(h, e->order_seed);
+    h = mix(h, e->warmup_laps);
+    h = mix(h, e->loads);
+    h = mix(h, (uint64_t)e->mode);
+    h = mix(h, (uint64_t)(int64_t)e->sm);
+    h = mix(h, (uint64_t)e->exclusive);
+    for (int i = 0; i < e->n_chains && i < MT_MAX_CHAINS; i++) {
+        const mt_chain *c = &e->chain[i];
+        h = mix(h, (uint64_t)c->thread);
+        h = mix(h, (uint64_t)c->path);
+        h = mix(h, c->footprint);
+        h = mix(h, c->stride);
+        h = mix(h, c->offset);
+    }
+    return h;
+}
+
+static double gauss(mt_rng *r)
+{
+    double u1 = 1.0 - mt_rng_uniform(r); /* (0, 1]: log stays finite */
+    double u2 = mt_rng_uniform(r);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2) /* 2 pi */;
+}
+
+/* One chain's view of the hierarchy during an experiment. */
+typedef struct {
+    const mt_chain *chain;
+    int lp;                   /* logical path, -1 for shared / none */
+    int n;                    /* caches on the route; level n = DRAM (or shared) */
+    mt_cache *lv[MAX_ROUTE];
+    double lat[MAX_ROUTE + 1], far[MAX_ROUTE + 1], noise[MAX_ROUTE + 1];
+    int l2_level;             /* index of the L2 in lv, -1 if none */
+    uint32_t l2_line_shift, partitions, my_partition;
+    uint64_t space;           /* address-space tag */
+    uint64_t elements, pos;   /* chain length, current element */
+    uint32_t *succ;           /* NULL for sequential order */
+    uint64_t count[MAX_ROUTE + 1]; /* aggregate mode: loads served per level */
+} chain_ctx;
+
+static inline uint64_t next_element(const chain_ctx *cc, uint64_t k)
+{
+    return cc->succ ? cc->succ[k] : (k + 1 == cc->elements ? 0 : k + 1);
+}
+
+static mt_err get_instance(mt_sim_engine *eng, int ci, uint32_t slice, mt_cache **out,
+                           mt_errinfo *ei)
+{
+    mt_cache **slot = &eng->inst[ci][slice];
+    if (!*slot) {
+        mt_cache *c = calloc(1, sizeof *c);
+        if (!c)
+            return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a cache");
+        mt_err err = mt_cache_init(c, &eng->spec.cache[ci], ei);
+        if (err) {
+            free(c);
+            return err;
+        }
+        *slot = c;
+    }
+    *out = *slot;
+    return MT_OK;
+}
+
+static uint32_t slice_of(const mt_sim_cache_spec *cs, int thread, int warp_size)
+{
+    if (cs->slices <= 1)
+        return 0;
+    uint32_t t = (uint32_t)thread;
+    switch (cs->slice_map) {
+    case MT_SIM_SLICE_THREAD_MOD: return t % cs->slices;
+    case MT_SIM_SLICE_GROUP: return (t / cs->slice_group) % cs->slices;
+    case MT_SIM_SLICE_WARP_MOD:
+    default: return (t / (uint32_t)warp_size) % cs->slices;
+    }
+}
+
+static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, chain_ctx *cc,
+                          mt_errinfo *ei)
+{
+    const mt_sim_spec *s = &eng->spec;
+    const mt_chain *ch = &e->chain[i];
+    memset(cc, 0, sizeof *cc);
+    cc->chain = ch;
+    cc->lp = lpath_of(ch->path);
+    cc->l2_level = -1;
+    cc->elements = mt_chain_elements(ch);
+    cc->space = ch->path == MT_PATH_CONSTANT ? MT_SIM_CONST_SPACE : 0;
+    if (ch->path == MT_PATH_NONE)
+        return MT_OK; /* no loads: n = 0, lat 0, noise 0 */
+    if (ch->path == MT_PATH_SHARED) {
+        cc->lat[0] = cc->far[0] = s->shared.latency[0];
+        cc->noise[0] = s->shared.noise;
+        return MT_OK;
+    }
+    cc->n = eng->route_len[ch->path];
+    int sm = e->sm >= 0 ? e->sm : 0;
+    for (int d = 0; d < cc->n; d++) {
+        int ci = eng->route[ch->path][d];
+        const mt_sim_cache_spec *cs = &s->cache[ci];
+        mt_err err = get_instance(eng, ci, slice_of(cs, ch->thread, s->warp_size), &cc->lv[d], ei);
+        if (err)
+            return err;
+        cc->lat[d] = cs->latency[cc->lp];
+        cc->far[d] = cs->far_latency[cc->lp];
+        cc->noise[d] = cs->noise;
+        if (cs->is_l2) {
+            cc->l2_level = d;
+            cc->l2_line_shift = cc->lv[d]->line_shift;
+            cc->partitions = cs->partitions;
+            cc->my_partition = (uint32_t)sm % cs->partitions;
+        }
+    }
+    cc->lat[cc->n] = cc->far[cc->n] = s->dram.latency[cc->lp];
+    cc->noise[cc->n] = s->dram.noise;
+    if (e->order == MT_ORDER_RANDOM && cc->elements > 1) {
+        if (cc->elements > MT_SIM_MAX_RANDOM_ELEMENTS)
+            return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                           "chain %d: random order over %llu elements exceeds the simulator's "
+                           "limit of %llu",
+                           i, (unsigned long long)cc->elements,
+                           (unsigned long long)MT_SIM_MAX_RANDOM_ELEMENTS);
+        cc->succ = malloc(cc->elements * sizeof *cc->succ);
+        if (!cc->succ)
+            return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a chain of %llu elements",
+                           (unsigned long long)cc->elements);
+        mt_err err = mt_chain_successors(ch, e->order, e->order_seed, cc->succ, cc->elements, ei);
+        if (err)
+            return err;
+    }
+    return MT_OK;
+}
+
+/* Brings [lo, lo+len) into route level d and below; returns the level that
+ * served address a (a lies in the range).  A miss in a cache fetches its
+ * whole fill block from the next level, which may span several of that
+ * level's sectors (e.g. Kepler's 128 B L1 line over 32 B L2 sectors). */
+static int fetch(chain_ctx *cc, mt_rng *rng, int d, uint64_t a, uint64_t lo, uint64_t len)
+{
+    if (d == cc->n)
+        return d;
+    mt_cache *c = cc->lv[d];
+    uint64_t sec = 1ull << c->sector_shift;
+    uint64_t fill = sec * c->fill_sectors;
+    uint64_t end = lo + len;
+    if ((lo & ~(sec - 1)) + sec >= end) { /* the usual case: one sector */
+        uint64_t s = lo & ~(sec - 1);
+        if (mt_cache_access(c, s, rng, NULL))
+            return d;
+        uint64_t blk = s & ~(fill - 1);
+        return fetch(cc, rng, d + 1, a, blk, fill);
+    }
+    int served = -1;
+    for (uint64_t s = lo & ~(sec - 1); s < end; s += sec) {
+        int hit = mt_cache_access(c, s, rng, NULL);
+        int holds_a = a >= s && a < s + sec;
+        if (!hit) {
+            uint64_t blk = s & ~(fill - 1);
+            int a_in_blk = a >= blk && a < blk + fill;
+            int r = fetch(cc, rng, d + 1, a_in_blk ? a : blk, blk, fill);
+            if (a_in_blk && served < 0)
+                served = r;
+        } else if (holds_a && served < 0) {
+            served = d;
+        }
+    }
+    return served < 0 ? d : served;
+}
+
+static uint64_t part_hash(uint64_t line)
+{
+    mt_rng r = {.s = line};
+    return mt_rng_next(&r);
+}
+
+/* One load of the current element; returns the serving level and its
+ * latency, then advances the chain. */
+static int one_load(chain_ctx *cc, mt_rng *rng, double *lat)
+{
+    const mt_chain *ch = cc->chain;
+    uint64_t addr = mt_chain_addr(ch, cc->pos) | cc->space;
+    cc->pos = next_element(cc, cc->pos);
+    if (ch->path == MT_PATH_NONE) {
+        *lat = 0;
+        return 0;
+    }
+    int d = fetch(cc, rng, 0, addr, addr, 4);
+    *lat = cc->lat[d];
+    if (d == cc->l2_level && cc->partitions > 1 &&
+        part_hash(addr >> cc->l2_line_shift) % cc->partitions != cc->my_partition)
+        *lat = cc->far[d];
+    return d;
+}
+
+static uint32_t to_cycles(double x)
+{
+    if (!(x >= 1.0)) /* also catches NaN */
+        return 1;
+    if (x >= 4294967295.0)
+        return UINT32_MAX;
+    return (uint32_t)llround(x);
+}
+
+static void measure(const mt_sim_spec *s, const mt_experiment *e, chain_ctx *cc, mt_rng *rng,
+                    uint32_t *cycles)
+{
+    if (e->mode == MT_MODE_FINE) {
+        for (uint32_t k = 0; k < e->loads; k++) {
+            double lat;
+            int d = one_load(cc, rng, &lat);
+            double x = lat + s->timer_overhead;
+            if (cc->noise[d] > 0)
+                x += cc->noise[d] * gauss(rng);
+            if (s->outlier_rate > 0 && mt_rng_uniform(rng) < s->outlier_rate)
+                x += s->outlier_cycles * (0.5 + mt_rng_uniform(rng));
+            cycles[k] = to_cycles(x);
+        }
+        return;
+    }
+    /* Aggregate: the sum of per-load Gaussian noise is one Gaussian per
+     * level with stddev sigma * sqrt(loads served there). */
+    double total = 0;
+    for (uint32_t k = 0; k < e->loads; k++) {
+        double lat;
+        int d = one_load(cc, rng, &lat);
+        total += lat + s->loop_overhead;
+        cc->count[d]++;
+    }
+    for (int d = 0; d <= cc->n; d++)
+        if (cc->count[d] && cc->noise[d] > 0)
+            total += cc->noise[d] * sqrt((double)cc->count[d]) * gauss(rng);
+    cycles[0] = to_cycles(total);
+}
+
+mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
+                         mt_errinfo *ei)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t work = 0;
+    for (int i = 0; i < e->n_chains; i++)
+        work += mt_chain_elements(&e->chain[i]) * (uint64_t)e->warmup_laps + e->loads;
+    if (work > MT_SIM_MAX_WORK)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "experiment would simulate %llu loads; the simulator's limit is %llu",
+                       (unsigned long long)work, (unsigned long long)MT_SIM_MAX_WORK);
+
+    for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
+        for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
+            if (eng->inst[i][k])
+                mt_cache_reset(eng->inst[i][k]);
+
+    chain_ctx cc[MT_MAX_CHAINS];
+    memset(cc, 0, sizeof cc);
+    mt_err err = MT_OK;
+    for (int i = 0; i < e->n_chains && !err; i++)
+        err = setup_chain(eng, e, i, &cc[i], ei);
+    uint32_t per = e->mode == MT_MODE_FINE ? e->loads : 1;
+    for (int i = 0; i < e->n_chains && !err; i++) {
+        out->cycles[i] = malloc((size_t)per * sizeof *out->cycles[i]);
+        out->n[i] = per;
+        if (!out->cycles[i])
+            err = mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", per);
+    }
+    if (!err) {
+        mt_rng rng = {.s = mt_sim_experiment_seed(eng->spec.seed, e)};
+        /* backend.h protocol: chain 0 warms, chain 1 warms, chain 0 is
+         * measured, chain 1 is measured.  Full laps end where they began,
+         * so measuring continues from element 0. */
+        for (int i = 0; i < e->n_chains; i++)
+            for (uint64_t k = 0; k < cc[i].elements * (uint64_t)e->warmup_laps; k++) {
+                double lat;
+                one_load(&cc[i], &rng, &lat);
+            }
+        for (int i = 0; i < e->n_chains; i++)
+            measure(&eng->spec, e, &cc[i], &rng, out->cycles[i]);
+        out->sm_ran = e->sm >= 0 ? e->sm : 0;
+    }
+    for (int i = 0; i < MT_MAX_CHAINS; i++)
+        free(cc[i].succ);
+    if (err)
+        mt_result_free(out);
+    return err;
+}

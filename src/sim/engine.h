@@ -1,0 +1,37 @@
+/* The simulated memory hierarchy: runs one experiment (backend.h) against
+ * the caches a spec describes and produces its cycle samples. */
+#ifndef MT_SIM_ENGINE_H
+#define MT_SIM_ENGINE_H
+
+#include "../backend/backend.h"
+#include "spec.h"
+
+/* Work guards: an experiment simulating more loads than this (warm-up laps
+ * included) is refused with MT_ERR_UNSUPPORTED rather than running for
+ * minutes (2^28 loads is about 10 s); a random-order chain needs a 4-byte
+ * successor per element, so those are capped at 2^27 elements (512 MB). */
+#define MT_SIM_MAX_WORK (1ull << 28)
+#define MT_SIM_MAX_RANDOM_ELEMENTS (1ull << 27)
+
+/* Address-space tag of constant memory: ca/cg/nc/tex share the global
+ * space (addresses below 2^48); constant data is a different space, so it
+ * never aliases global data in the shared L2. */
+#define MT_SIM_CONST_SPACE (1ull << 48)
+
+typedef struct mt_sim_engine mt_sim_engine;
+
+mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinfo *ei);
+void mt_sim_engine_free(mt_sim_engine *eng);
+
+/* Runs one experiment that already passed mt_experiment_check: all caches
+ * start empty, the 2-chain protocol of backend.h is followed, and the RNG
+ * is seeded from the spec's seed and the experiment's own parameters, so
+ * results depend neither on batch order nor on earlier batches.  On
+ * failure *out holds nothing to free. */
+mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
+                         mt_errinfo *ei);
+
+/* Seed of an experiment's RNG (exposed for tests). */
+uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e);
+
+#endif

@@ -1,0 +1,21 @@
+/* Extra entry points of the sim backend beyond backend.h's
+ * mt_backend_sim_open: building a backend from an already parsed (possibly
+ * edited) spec, and reading back the spec a sim backend runs, so tests can
+ * compare what the probes found with the ground truth. */
+#ifndef MT_SIM_SIM_H
+#define MT_SIM_SIM_H
+
+#include "../backend/backend.h"
+#include "spec.h"
+
+/* The backend copies *spec. */
+mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_errinfo *ei);
+
+/* Spec text in memory (fname only names it in messages). */
+mt_err mt_backend_sim_open_text(const char *text, const char *fname, mt_backend **out,
+                                mt_errinfo *ei);
+
+/* The spec of a sim backend; NULL if b is not one. */
+const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b);
+
+#endif

@@ -1,0 +1,117 @@
+/* The simulator's device description: an INI-like, human-written spec file
+ * (docs/spec-format.md) parsed into a fixed-size struct.  The struct owns no
+ * heap memory, so it can be copied and edited freely (tests do). */
+#ifndef MT_SIM_SPEC_H
+#define MT_SIM_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/device.h"
+#include "../core/error.h"
+
+/* Hard limits that keep a typo in a spec from exhausting host memory or
+ * making a single load cost milliseconds.  The largest preset (H100 L2,
+ * 409,600 lines of 128 B) is well inside them. */
+#define MT_SIM_MAX_CACHES 8               /* [cache ...] sections */
+#define MT_SIM_MAX_SLICES 64              /* slices of one per-SM cache */
+#define MT_SIM_MAX_WAYS 1024              /* lookups scan the ways linearly */
+#define MT_SIM_MAX_LINES (1u << 22)       /* lines of one slice (16 B each in the model: 64 MB) */
+#define MT_SIM_MAX_TOTAL_LINES (1u << 23) /* lines over all caches and slices: 128 MB */
+#define MT_SIM_MAX_CACHE_BYTES (1ull << 30)
+#define MT_SIM_MAX_LINE 4096
+#define MT_SIM_MAX_SECTORS_PER_LINE 32    /* sector valid bits live in a uint32_t */
+#define MT_SIM_MAX_LATENCY 1e6            /* cycles; anything above is a typo */
+#define MT_SIM_MAX_PARTITIONS 64
+
+/* Logical paths a cache can serve ("serves = ..."), also the suffixes of the
+ * per-path latency overrides ("latency.tex = 86"). */
+typedef enum {
+    MT_SIM_LP_L1D = 0, /* ld.global.ca */
+    MT_SIM_LP_TEX,     /* tex1Dfetch */
+    MT_SIM_LP_RO,      /* ld.global.nc */
+    MT_SIM_LP_CONST,   /* constant bank */
+    MT_SIM_LP_CG,      /* ld.global.cg: only the L2 and DRAM serve it */
+    MT_SIM_LP_COUNT
+} mt_sim_lpath;
+
+typedef enum { MT_SIM_INDEX_MODULO = 0, MT_SIM_INDEX_XOR } mt_sim_index;
+typedef enum { MT_SIM_REPL_LRU = 0, MT_SIM_REPL_FIFO, MT_SIM_REPL_RANDOM, MT_SIM_REPL_FERMI } mt_sim_repl;
+typedef enum { MT_SIM_SLICE_WARP_MOD = 0, MT_SIM_SLICE_THREAD_MOD, MT_SIM_SLICE_GROUP } mt_sim_slice_map;
+
+typedef struct {
+    char name[32];          /* the NAME of [cache NAME] */
+    int line_no;            /* line of the section header (for messages) */
+    unsigned serves;        /* bit (1u << mt_sim_lpath) per served path */
+    int is_l2;              /* serves = all: the GPU-wide L2 */
+    double level;           /* order along a path: lower is closer to the SM */
+    uint64_t size;          /* bytes of ONE slice (what one thread sees) */
+    uint32_t line, sector, fill; /* bytes; fill = bytes fetched on a miss */
+    uint32_t ways;          /* == size / line when fully associative */
+    int fully_assoc;
+    mt_sim_index index;
+    mt_sim_repl repl;
+    uint32_t fermi_way;     /* the way 'fermi' evicts 3x as often */
+    double latency[MT_SIM_LP_COUNT];     /* total cycles of a load served here */
+    double far_latency[MT_SIM_LP_COUNT]; /* L2 only: hit homed in another partition */
+    double noise;           /* Gaussian stddev, cycles */
+    uint32_t partitions;    /* L2 only; 1 elsewhere */
+    uint32_t slices;
+    mt_sim_slice_map slice_map;
+    uint32_t slice_group;   /* threads per group for MT_SIM_SLICE_GROUP */
+} mt_sim_cache_spec;
+
+typedef struct {
+    double latency[MT_SIM_LP_COUNT];
+    double noise;
+} mt_sim_level_spec;
+
+typedef struct {
+    /* [device] */
+    char name[128];
+    int cc_major, cc_minor;
+    int sm_count;
+    int clock_mhz, mem_clock_mhz, bus_width_bits;
+    uint64_t global_mem, l2_size, persisting_l2_max;
+    uint32_t smem_per_sm, smem_per_block, smem_per_block_optin;
+    uint32_t const_mem, const_reserved;
+    int max_threads_per_block, max_threads_per_sm, warp_size, regs_per_sm;
+    uint64_t seed;
+    double timer_overhead;  /* cycles in every fine-grained sample */
+    double loop_overhead;   /* cycles per load in aggregate mode */
+    double outlier_rate;    /* probability per fine-grained sample */
+    double outlier_cycles;  /* typical spike size */
+    int carveout_percent;   /* -1 unknown */
+    uint32_t carveout_smem; /* 0 unknown */
+    /* [cache NAME] sections in file order; l2 = index of the serves = all one */
+    mt_sim_cache_spec cache[MT_SIM_MAX_CACHES];
+    int n_caches;
+    int l2;
+    /* [dram], [shared] */
+    mt_sim_level_spec dram;
+    mt_sim_level_spec shared;
+    char source[256];       /* file name used in messages */
+} mt_sim_spec;
+
+/* Parses spec text.  fname is only used in messages ("FILE:LINE: msg").
+ * Every problem is MT_ERR_SPEC_PARSE with a one-line message. */
+mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out,
+                         mt_errinfo *ei);
+
+/* A built-in preset's text, or NULL. */
+const char *mt_sim_preset_text(const char *name);
+/* "h100, a100, ..." into buf (always terminated). */
+void mt_sim_preset_names(char *buf, size_t cap);
+
+/* Preset name or file path.  Unknown name that is not a readable file:
+ * MT_ERR_INVALID_ARG listing the presets. */
+mt_err mt_sim_spec_load(const char *preset_or_file, mt_sim_spec *out, mt_errinfo *ei);
+
+/* What a driver query on this device would say, plus the sim backend's
+ * limits (path_limit_bytes, max_fine_loads ...). */
+void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *out);
+
+/* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */
+const char *mt_sim_lpath_name(mt_sim_lpath p);
+
+#endif

@@ -1,0 +1,74 @@
+/* Shared between the spec parser's files (spec_syntax.c: the text's
+ * structure; spec_values.c: typed values; spec.c: the sections' meaning).
+ * Not for use outside src/sim/. */
+#ifndef MT_SIM_SPEC_INTERNAL_H
+#define MT_SIM_SPEC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 3)
+#define MT_SP_MAX_KEYS 64
+#define MT_SP_MAX_VALUE 256
+
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED } sec_kind;
+
+typedef struct {
+    char key[32];
+    char val[MT_SP_MAX_VALUE];
+    int line;
+} kv;
+
+typedef struct {
+    sec_kind kind;
+    char name[32]; /* cache name */
+    int line;      /* of the header */
+    kv kv[MT_SP_MAX_KEYS];
+    int n;
+} section;
+
+typedef struct {
+    const char *fname;
+    mt_errinfo *ei;
+    int last_line;
+    section *sec; /* MT_SP_MAX_SECTIONS */
+    int n_sec;
+} pctx;
+
+extern const char *const mt_sp_lpath_names[MT_SIM_LP_COUNT];
+
+/* "FILE:LINE: message" as MT_ERR_SPEC_PARSE. */
+mt_err mt_sp_err(pctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "[cache l1]" etc. */
+const char *mt_sp_title(const section *s, char *buf, size_t cap);
+
+/* Pass 1: splits text into c->sec, rejecting bad syntax, unknown or
+ * duplicate sections and keys. */
+mt_err mt_sp_structure(pctx *c, const char *text);
+
+/* Pass 2 helpers.  Absent optional keys leave *out untouched (callers
+ * pre-set defaults); *present (optional) says whether the key was there. */
+const kv *mt_sp_find(const section *s, const char *key);
+mt_err mt_sp_missing(pctx *c, const section *s, const char *key);
+mt_err mt_sp_uint(pctx *c, const section *s, const char *key, int required, uint64_t lo,
+                  uint64_t hi, uint64_t *out, int *present);
+mt_err mt_sp_int(pctx *c, const section *s, const char *key, int required, int lo, int hi,
+                 int *out, int *present);
+mt_err mt_sp_u32(pctx *c, const section *s, const char *key, int required, uint32_t lo,
+                 uint32_t hi, uint32_t *out, int *present);
+mt_err mt_sp_size(pctx *c, const section *s, const char *key, int required, uint64_t lo,
+                  uint64_t hi, uint64_t *out, int *present);
+mt_err mt_sp_size32(pctx *c, const section *s, const char *key, int required, uint32_t *out,
+                    int *present);
+mt_err mt_sp_double(pctx *c, const section *s, const char *key, int required, double lo,
+                    double hi, double *out, int *present);
+/* One of words (NULL-terminated); *out = its index. */
+mt_err mt_sp_word(pctx *c, const section *s, const char *key, const char *const *words, int *out);
+int mt_sp_is_pow2(uint64_t v);
+/* base and base.<path> into lat[] (overrides only for paths in allowed_paths). */
+mt_err mt_sp_latencies(pctx *c, const section *s, const char *base, int required,
+                       unsigned allowed_paths, double *lat, double *base_out, int *present);
+
+#endif

@@ -1,0 +1,230 @@
+/* Spec parser, pass 1: the text's structure.  Splits the text into
+ * sections of key = value entries and rejects what is wrong whatever the
+ * values are: syntax, unknown or duplicate sections and keys. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spec_internal.h"
+
+const char *const mt_sp_lpath_names[MT_SIM_LP_COUNT] = {"l1d", "tex", "ro", "const", "cg"};
+
+const char *mt_sim_lpath_name(mt_sim_lpath p)
+{
+    return (p >= 0 && p < MT_SIM_LP_COUNT) ? mt_sp_lpath_names[p] : "?";
+}
+
+static const char *const device_keys[] = {
+    "name", "compute_capability", "sm_count", "clock_mhz", "mem_clock_mhz", "bus_width_bits",
+    "global_mem", "l2_size", "persisting_l2_max", "smem_per_sm", "smem_per_block",
+    "smem_per_block_optin", "const_mem", "const_reserved", "max_threads_per_block",
+    "max_threads_per_sm", "warp_size", "regs_per_sm", "seed", "timer_overhead", "loop_overhead",
+    "outlier_rate", "outlier_cycles", "carveout_percent", "carveout_smem", NULL};
+static const char *const cache_keys[] = {
+    "serves", "level", "size", "line", "sector", "fill", "ways", "index", "replacement",
+    "fermi_way", "latency", "noise", "slices", "slice_map", "partitions", "far_latency", NULL};
+static const char *const dram_keys[] = {"latency", "noise", NULL};
+static const char *const shared_keys[] = {"latency", "noise", NULL};
+
+const char *mt_sp_title(const section *s, char *buf, size_t cap)
+{
+    switch (s->kind) {
+    case SEC_DEVICE: snprintf(buf, cap, "[device]"); break;
+    case SEC_CACHE: snprintf(buf, cap, "[cache %s]", s->name); break;
+    case SEC_DRAM: snprintf(buf, cap, "[dram]"); break;
+    case SEC_SHARED: snprintf(buf, cap, "[shared]"); break;
+    }
+    return buf;
+}
+
+mt_err mt_sp_err(pctx *c, int line, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mt_fail(c->ei, MT_ERR_SPEC_PARSE, "%s:%d: %s", c->fname, line, msg);
+}
+
+/* Is key known for this section kind?  Per-path overrides are the base
+ * key plus ".<path>" (latency.tex); only latency and far_latency have them. */
+static int key_known(sec_kind k, const char *key)
+{
+    const char *const *list = k == SEC_DEVICE ? device_keys
+                              : k == SEC_CACHE ? cache_keys
+                              : k == SEC_DRAM  ? dram_keys
+                                               : shared_keys;
+    char base[32];
+    snprintf(base, sizeof base, "%s", key);
+    char *dot = strchr(base, '.');
+    if (dot) {
+        *dot = '\0';
+        const char *suffix = dot + 1;
+        int ok_base = strcmp(base, "latency") == 0 ||
+                      (k == SEC_CACHE && strcmp(base, "far_latency") == 0);
+        if (!ok_base || k == SEC_SHARED)
+            return 0;
+        int ok_suffix = 0;
+        for (int p = 0; p < MT_SIM_LP_COUNT; p++)
+            if (strcmp(suffix, mt_sp_lpath_names[p]) == 0)
+                ok_suffix = 1;
+        return ok_suffix;
+    }
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i], base) == 0)
+            return 1;
+    return 0;
+}
+
+static void trim(const char **b, const char **e)
+{
+    while (*b < *e && isspace((unsigned char)**b))
+        (*b)++;
+    while (*e > *b && isspace((unsigned char)(*e)[-1]))
+        (*e)--;
+}
+
+static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
+{
+    /* b..e is the text between [ and ] */
+    char inner[128];
+    size_t len = (size_t)(e - b);
+    if (len >= sizeof inner)
+        return mt_sp_err(c, line, "section header too long");
+    memcpy(inner, b, len);
+    inner[len] = '\0';
+    char *tok1 = strtok(inner, " \t");
+    char *tok2 = tok1 ? strtok(NULL, " \t") : NULL;
+    char *tok3 = tok2 ? strtok(NULL, " \t") : NULL;
+    if (!tok1)
+        return mt_sp_err(c, line, "empty section header []");
+    section s;
+    memset(&s, 0, sizeof s);
+    s.line = line;
+    if (strcmp(tok1, "cache") == 0) {
+        if (!tok2)
+            return mt_sp_err(c, line, "[cache] needs a name, e.g. [cache l1]");
+        if (tok3)
+            return mt_sp_err(c, line, "unexpected '%s' in section header", tok3);
+        if (strlen(tok2) >= sizeof s.name)
+            return mt_sp_err(c, line, "cache name '%s' is too long (at most %zu characters)", tok2,
+                        sizeof s.name - 1);
+        for (const char *p = tok2; *p; p++)
+            if (!isalnum((unsigned char)*p) && *p != '_')
+                return mt_sp_err(c, line, "cache name '%s': use letters, digits and '_'", tok2);
+        s.kind = SEC_CACHE;
+        snprintf(s.name, sizeof s.name, "%s", tok2);
+    } else if (tok2) {
+        return mt_sp_err(c, line, "unexpected '%s' in section header [%s]", tok2, tok1);
+    } else if (strcmp(tok1, "device") == 0) {
+        s.kind = SEC_DEVICE;
+    } else if (strcmp(tok1, "dram") == 0) {
+        s.kind = SEC_DRAM;
+    } else if (strcmp(tok1, "shared") == 0) {
+        s.kind = SEC_SHARED;
+    } else {
+        return mt_sp_err(c, line,
+                    "unknown section [%s] (expected [device], [cache NAME], [dram] or [shared])",
+                    tok1);
+    }
+    for (int i = 0; i < c->n_sec; i++) {
+        const section *o = &c->sec[i];
+        if (o->kind == s.kind && (s.kind != SEC_CACHE || strcmp(o->name, s.name) == 0)) {
+            char t[64];
+            return mt_sp_err(c, line, "duplicate section %s (first at line %d)",
+                        mt_sp_title(&s, t, sizeof t), o->line);
+        }
+    }
+    if (s.kind == SEC_CACHE) {
+        int n_caches = 0;
+        for (int i = 0; i < c->n_sec; i++)
+            n_caches += c->sec[i].kind == SEC_CACHE;
+        if (n_caches >= MT_SIM_MAX_CACHES)
+            return mt_sp_err(c, line, "more than %d [cache] sections", MT_SIM_MAX_CACHES);
+    }
+    c->sec[c->n_sec++] = s;
+    return MT_OK;
+}
+
+static mt_err parse_kv(pctx *c, int line, const char *b, const char *e)
+{
+    const char *eq = memchr(b, '=', (size_t)(e - b));
+    if (!eq)
+        return mt_sp_err(c, line, "expected 'key = value' or '[section]'");
+    const char *kb = b, *ke = eq, *vb = eq + 1, *ve = e;
+    trim(&kb, &ke);
+    trim(&vb, &ve);
+    if (kb == ke)
+        return mt_sp_err(c, line, "missing key before '='");
+    for (const char *p = kb; p < ke; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_' || *p == '.'))
+            return mt_sp_err(c, line, "bad key '%.*s' (keys are lower case: a-z 0-9 _ .)",
+                        (int)(ke - kb), kb);
+    if (c->n_sec == 0)
+        return mt_sp_err(c, line, "key '%.*s' before the first [section]", (int)(ke - kb), kb);
+    section *s = &c->sec[c->n_sec - 1];
+    char key[32];
+    if ((size_t)(ke - kb) >= sizeof key)
+        return mt_sp_err(c, line, "key '%.*s' is too long", (int)(ke - kb), kb);
+    memcpy(key, kb, (size_t)(ke - kb));
+    key[ke - kb] = '\0';
+    char t[64];
+    if (!key_known(s->kind, key))
+        return mt_sp_err(c, line, "unknown key '%s' in %s", key, mt_sp_title(s, t, sizeof t));
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->kv[i].key, key) == 0)
+            return mt_sp_err(c, line, "duplicate key '%s' in %s (first at line %d)", key,
+                        mt_sp_title(s, t, sizeof t), s->kv[i].line);
+    if (vb == ve)
+        return mt_sp_err(c, line, "key '%s' has no value", key);
+    if ((size_t)(ve - vb) >= MT_SP_MAX_VALUE)
+        return mt_sp_err(c, line, "value of '%s' is too long", key);
+    if (s->n >= MT_SP_MAX_KEYS)
+        return mt_sp_err(c, line, "too many keys in %s", mt_sp_title(s, t, sizeof t));
+    kv *k = &s->kv[s->n++];
+    snprintf(k->key, sizeof k->key, "%s", key);
+    memcpy(k->val, vb, (size_t)(ve - vb));
+    k->val[ve - vb] = '\0';
+    k->line = line;
+    return MT_OK;
+}
+
+mt_err mt_sp_structure(pctx *c, const char *text)
+{
+    int line = 0;
+    const char *p = text;
+    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte-order mark from some editors */
+        p += 3;
+    while (*p) {
+        line++;
+        const char *nl = strchr(p, '\n');
+        const char *e = nl ? nl : p + strlen(p);
+        const char *b = p;
+        const char *hash = memchr(b, '#', (size_t)(e - b));
+        const char *ce = hash ? hash : e;
+        for (const char *q = b; q < ce; q++)
+            if ((unsigned char)*q < 0x20 && *q != '\t' && *q != '\r')
+                return mt_sp_err(c, line, "control character 0x%02x in line", (unsigned char)*q);
+        trim(&b, &ce);
+        if (b < ce) {
+            mt_err err;
+            if (*b == '[') {
+                if (ce[-1] != ']')
+                    return mt_sp_err(c, line, "section header without closing ']'");
+                const char *ib = b + 1, *ie = ce - 1;
+                trim(&ib, &ie);
+                err = parse_header(c, line, ib, ie);
+            } else {
+                err = parse_kv(c, line, b, ce);
+            }
+            if (err)
+                return err;
+        }
+        p = nl ? nl + 1 : e;
+    }
+    c->last_line = line > 0 ? line : 1;
+    return MT_OK;
+}
+

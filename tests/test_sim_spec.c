@@ -1,0 +1,547 @@
+/* Spec parser: every preset parses, every class of malformed input is
+ * MT_ERR_SPEC_PARSE with the right "FILE:LINE:", sizes and units, preset
+ * and file loading, and the device info derived from a spec. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backend/backend.h"
+#include "sim/presets.h"
+#include "sim/sim.h"
+#include "sim/spec.h"
+
+/* A small valid spec; line numbers matter to the tests below. */
+static const char *const base_lines[] = {
+    "# test spec",                  /* 1 */
+    "[device]",                     /* 2 */
+    "name = Test GPU",              /* 3 */
+    "compute_capability = 9.0",     /* 4 */
+    "sm_count = 4",                 /* 5 */
+    "clock_mhz = 1000",             /* 6 */
+    "mem_clock_mhz = 1000",         /* 7 */
+    "bus_width_bits = 256",         /* 8 */
+    "global_mem = 1 GiB",           /* 9 */
+    "l2_size = 256 KiB",            /* 10 */
+    "smem_per_sm = 64 KiB",         /* 11 */
+    "smem_per_block = 48 KiB",      /* 12 */
+    "smem_per_block_optin = 64 KiB",/* 13 */
+    "const_mem = 64 KiB",           /* 14 */
+    "max_threads_per_block = 1024", /* 15 */
+    "max_threads_per_sm = 2048",    /* 16 */
+    "warp_size = 32",               /* 17 */
+    "seed = 7",                     /* 18 */
+    "timer_overhead = 10",          /* 19 */
+    "loop_overhead = 8",            /* 20 */
+    "",                             /* 21 */
+    "[cache l1]",                   /* 22 */
+    "serves = l1d tex ro",          /* 23 */
+    "size = 16 KiB",                /* 24 */
+    "line = 128",                   /* 25 */
+    "sector = 32",                  /* 26 */
+    "ways = 4",                     /* 27 */
+    "latency = 30",                 /* 28 */
+    "",                             /* 29 */
+    "[cache l2]",                   /* 30 */
+    "serves = all",                 /* 31 */
+    "size = 256 KiB",               /* 32 */
+    "line = 128",                   /* 33 */
+    "ways = 16",                    /* 34 */
+    "latency = 200",                /* 35 */
+    "",                             /* 36 */
+    "[dram]",                       /* 37 */
+    "latency = 400",                /* 38 */
+    "",                             /* 39 */
+    "[shared]",                     /* 40 */
+    "latency = 25",                 /* 41 */
+};
+#define BASE_N (sizeof base_lines / sizeof base_lines[0])
+
+/* The base spec with line `at` (1-based) replaced by `repl` (NULL: deleted,
+ * or inserted before line `at` when insert is set). */
+static char *variant(int at, const char *repl, int insert)
+{
+    size_t cap = 8192;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    buf[0] = '\0';
+    for (size_t i = 0; i < BASE_N; i++) {
+        int line = (int)i + 1;
+        if (line == at && repl) {
+            strcat(buf, repl);
+            strcat(buf, "\n");
+        }
+        if (line == at && !insert)
+            continue;
+        strcat(buf, base_lines[i]);
+        strcat(buf, "\n");
+    }
+    return buf;
+}
+
+static mt_err parse(const char *text, mt_sim_spec *s, mt_errinfo *ei)
+{
+    return mt_sim_spec_parse(text, "test.spec", s, ei);
+}
+
+static void test_base_parses(void **state)
+{
+    (void)state;
+    char *t = variant(0, NULL, 0);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    mt_err err = parse(t, &s, &ei);
+    if (err)
+        fail_msg("%s", ei.msg);
+    assert_string_equal(s.name, "Test GPU");
+    assert_int_equal(s.cc_major, 9);
+    assert_int_equal(s.n_caches, 2);
+    assert_int_equal(s.l2, 1);
+    assert_int_equal(s.cache[0].size, 16384);
+    assert_int_equal(s.cache[0].sector, 32);
+    assert_int_equal(s.cache[0].fill, 32); /* defaults to the sector */
+    assert_int_equal(s.cache[1].sector, 128); /* defaults to the line */
+    assert_int_equal(s.cache[0].ways, 4);
+    assert_int_equal(s.cache[0].repl, MT_SIM_REPL_LRU);
+    assert_int_equal(s.cache[0].slices, 1);
+    assert_true(s.cache[1].is_l2);
+    assert_int_equal(s.cache[1].partitions, 1);
+    assert_int_equal(s.carveout_percent, -1);
+    assert_int_equal(s.regs_per_sm, 65536);
+    assert_true(s.outlier_rate == 0.0);
+    free(t);
+}
+
+static void test_every_preset_parses(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (const mt_preset *p = mt_presets; p->name; p++, n++) {
+        mt_sim_spec s;
+        mt_errinfo ei = {{0}};
+        mt_err err = mt_sim_spec_load(p->name, &s, &ei);
+        if (err)
+            fail_msg("preset %s: %s", p->name, ei.msg);
+        assert_true(s.l2 >= 0);
+        assert_true(s.sm_count > 0);
+        /* the file the preset came from, for messages */
+        char want[64];
+        snprintf(want, sizeof want, "presets/%s.spec", p->name);
+        assert_string_equal(s.source, want);
+    }
+    /* h100 a100 v100 turing pascal maxwell kepler */
+    assert_int_equal(n, 7);
+    const char *names[] = {"h100", "a100", "v100", "turing", "pascal", "maxwell", "kepler"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        assert_non_null(mt_sim_preset_text(names[i]));
+}
+
+/* Expect MT_ERR_SPEC_PARSE with "test.spec:LINE:" and a substring. */
+static void expect_error(const char *text, int line, const char *needle)
+{
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    mt_err err = parse(text, &s, &ei);
+    if (err != MT_ERR_SPEC_PARSE)
+        fail_msg("expected a parse error at line %d (%s), got %d: %s", line, needle, err, ei.msg);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "test.spec:%d: ", line);
+    if (strncmp(ei.msg, prefix, strlen(prefix)) != 0)
+        fail_msg("expected '%s...', got '%s'", prefix, ei.msg);
+    if (!strstr(ei.msg, needle))
+        fail_msg("expected '%s' in '%s'", needle, ei.msg);
+    assert_null(strchr(ei.msg, '\n'));
+}
+
+static void expect_replace(int at, const char *repl, int line, const char *needle)
+{
+    char *t = variant(at, repl, 0);
+    expect_error(t, line, needle);
+    free(t);
+}
+
+static void expect_insert(int at, const char *repl, int line, const char *needle)
+{
+    char *t = variant(at, repl, 1);
+    expect_error(t, line, needle);
+    free(t);
+}
+
+static void test_syntax_errors(void **state)
+{
+    (void)state;
+    expect_insert(2, "name = early", 2, "before the first [section]");
+    expect_replace(21, "this is not a key value line", 21, "expected 'key = value'");
+    expect_replace(21, "[device", 21, "without closing ']'");
+    expect_replace(21, "[]", 21, "empty section header");
+    expect_replace(21, "= 5", 21, "missing key");
+    expect_replace(21, "Size = 5", 21, "bad key");
+    expect_replace(28, "latency =", 28, "has no value");
+    expect_replace(21, "x = \001", 21, "control character");
+}
+
+static void test_unknown_and_duplicate(void **state)
+{
+    (void)state;
+    expect_replace(21, "[bogus]", 21, "unknown section [bogus]");
+    expect_replace(22, "[cache]", 22, "needs a name");
+    expect_replace(22, "[cache l-1]", 22, "cache name");
+    expect_replace(21, "sise = 4", 21, "unknown key 'sise' in [device]");
+    expect_insert(29, "latency.bogus = 3", 29, "unknown key 'latency.bogus'");
+    expect_insert(29, "far_latency.tex = 3", 29, "needs partitions > 1");
+    expect_insert(41, "latency.tex = 3", 41, "unknown key 'latency.tex' in [shared]");
+    expect_insert(29, "size = 32 KiB", 29, "duplicate key 'size' in [cache l1] (first at line 24)");
+    expect_replace(29, "[cache l1]", 29, "duplicate section [cache l1] (first at line 22)");
+    expect_replace(39, "[device]", 39, "duplicate section [device]");
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    expect_replace(5, "sm_count = four", 5, "not a non-negative integer");
+    expect_replace(5, "sm_count = -4", 5, "not a non-negative integer");
+    expect_replace(5, "sm_count = 4x", 5, "not a non-negative integer");
+    expect_replace(5, "sm_count = 0", 5, "out of range");
+    expect_replace(5, "sm_count = 99999999999999999999999", 5, "not a non-negative integer");
+    expect_replace(19, "timer_overhead = fast", 19, "not a number");
+    expect_replace(19, "timer_overhead = nan", 19, "not a number");
+    expect_replace(19, "timer_overhead = -1", 19, "out of range");
+    expect_replace(24, "size = 16 KB", 24, "unknown unit 'KB'");
+    expect_replace(24, "size = 1.3 KiB", 24, "not a whole number of bytes");
+    expect_replace(24, "size = KiB", 24, "not a size");
+    expect_replace(4, "compute_capability = nine", 4, "MAJOR.MINOR");
+    expect_replace(27, "ways = many", 27, "not a non-negative integer");
+    expect_replace(23, "serves = l1d bogus", 23, "unknown path 'bogus'");
+    expect_replace(23, "serves = l1d cg", 23, "bypass");
+    expect_replace(23, "serves = l1d l1d", 23, "listed twice");
+    expect_replace(31, "serves = all l1d", 31, "cannot be combined");
+    expect_insert(29, "index = sideways", 29, "unknown value 'sideways'");
+    expect_insert(29, "replacement = mru", 29, "unknown value 'mru'");
+    expect_insert(29, "slice_map = diagonal", 29, "slice_map");
+    expect_insert(29, "outlier_rate = 0.1", 29, "unknown key 'outlier_rate' in [cache l1]");
+    expect_insert(21, "outlier_rate = 1.5", 21, "out of range");
+}
+
+static void test_missing(void **state)
+{
+    (void)state;
+    expect_replace(24, NULL, 22, "[cache l1]: missing required key 'size'");
+    expect_replace(5, NULL, 2, "[device]: missing required key 'sm_count'");
+    expect_replace(38, NULL, 37, "[dram]: missing required key 'latency'");
+    expect_replace(3, NULL, 2, "missing required key 'name'");
+    /* a whole missing section points at the last line */
+    char *t = variant(0, NULL, 0);
+    char *cut = strstr(t, "[shared]");
+    *cut = '\0';
+    expect_error(t, 39, "missing [shared] section");
+    free(t);
+    t = variant(0, NULL, 0);
+    char *l2 = strstr(t, "serves = all");
+    memcpy(l2, "serves=const", 12);
+    expect_error(t, 41, "missing the L2");
+    free(t);
+}
+
+static void test_geometry_errors(void **state)
+{
+    (void)state;
+    expect_replace(24, "size = 1000", 24, "not a multiple of the line size");
+    expect_replace(27, "ways = 3", 27, "not divisible into 3 ways");
+    expect_replace(25, "line = 96", 25, "not a power of two");
+    expect_replace(26, "sector = 256", 26, "out of range"); /* sector > line */
+    expect_replace(26, "sector = 48", 26, "not a power of two");
+    expect_insert(29, "fill = 16", 29, "out of range"); /* below the sector */
+    expect_insert(29, "fermi_way = 1", 29, "needs replacement = fermi");
+    expect_insert(29, "latency.const = 40", 29, "does not serve 'const'");
+    expect_insert(29, "partitions = 2", 29, "only the L2");
+    expect_insert(36, "far_latency = 300", 36, "needs partitions > 1");
+    expect_insert(36, "partitions = 2", 30, "missing required key 'far_latency'");
+    expect_insert(36, "slices = 2", 36, "one GPU-wide structure");
+    expect_insert(36, "level = 2", 36, "always the last level");
+    expect_insert(29, "slices = 65", 29, "out of range");
+}
+
+static void test_full_assoc_ok(void **state)
+{
+    (void)state;
+    char *t = variant(27, "ways = full", 0);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_true(s.cache[0].fully_assoc);
+    assert_int_equal(s.cache[0].ways, 128);
+    free(t);
+}
+
+static void test_cross_section_errors(void **state)
+{
+    (void)state;
+    /* a second cache serving l1d at the same level */
+    expect_insert(30, "[cache l1b]\nserves = l1d\nsize = 8 KiB\nline = 32\nways = 4\nlatency = 40", 30,
+                  "both serve 'l1d' at level 1");
+    /* ... is fine at another level */
+    char *t = variant(30, "[cache l1b]\nserves = l1d\nlevel = 1.5\nsize = 8 KiB\nline = 32\n"
+                          "ways = 4\nlatency = 40",
+                      1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    /* a second L2 */
+    expect_insert(37, "[cache l3]\nserves = all\nsize = 1 MiB\nline = 128\nways = 16\nlatency = 300", 37,
+                  "a second cache with serves = all");
+    expect_replace(13, "smem_per_block_optin = 128 KiB", 13, "exceeds smem_per_sm");
+    expect_replace(12, "smem_per_block = 96 KiB", 12, "exceeds smem_per_block_optin");
+    expect_insert(21, "const_reserved = 64 KiB", 21, "below const_mem");
+    expect_insert(21, "outlier_rate = 0.01", 21, "needs outlier_cycles");
+}
+
+/* Sizes that would make the model allocate absurd amounts are parse
+ * errors, not allocation failures. */
+static void test_memory_blowups_rejected(void **state)
+{
+    (void)state;
+    expect_replace(32, "size = 2 GiB", 32, "out of range");
+    /* 512 MiB of 32 B lines: 16M lines, twice the per-cache limit */
+    char *big = variant(32, "size = 512 MiB", 0);
+    char *ln = strstr(strstr(big, "[cache l2]"), "line = 128");
+    memcpy(ln, "line = 032", 10); /* same length: line numbers unchanged */
+    expect_error(big, 32, "exceed the simulator's limit");
+    free(big);
+    expect_replace(27, "ways = 2048", 27, "out of range");
+    /* 2048 lines fully associative: each lookup would scan 2048 ways */
+    char *v = variant(27, "ways = full", 0);
+    char *sz = strstr(v, "size = 16 KiB");
+    memcpy(sz, "size = 256KiB", 13); /* same length: line numbers unchanged */
+    expect_error(v, 27, "at most 1024 ways");
+    free(v);
+    /* each slice is fine, 64 of them are not: 64 x 512K lines */
+    v = variant(29, "slices = 64", 1);
+    sz = strstr(v, "size = 16 KiB");
+    memcpy(sz, "size = 64 MiB", 13);
+    expect_error(v, 42, "lines in all");
+    free(v);
+}
+
+static void test_sizes_and_units(void **state)
+{
+    (void)state;
+    struct {
+        const char *text;
+        uint64_t bytes;
+    } cases[] = {
+        {"l2_size = 52428800", 52428800},   {"l2_size = 50 MiB", 52428800},
+        {"l2_size = 1.25 MiB", 1310720},    {"l2_size = 12KiB", 12288},
+        {"l2_size = 4 B", 4},               {"l2_size = 0.5 GiB", 536870912},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *t = variant(10, cases[i].text, 0);
+        mt_sim_spec s;
+        mt_errinfo ei = {{0}};
+        if (parse(t, &s, &ei))
+            fail_msg("%s: %s", cases[i].text, ei.msg);
+        assert_int_equal(s.l2_size, cases[i].bytes);
+        free(t);
+    }
+}
+
+static void test_comments_and_quotes(void **state)
+{
+    (void)state;
+    char *t = variant(3, "name = \"Quoted GPU\"   # trailing comment", 0);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_string_equal(s.name, "Quoted GPU");
+    free(t);
+}
+
+static void test_latency_overrides(void **state)
+{
+    (void)state;
+    char *t = variant(29, "latency.tex = 86", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_true(s.cache[0].latency[MT_SIM_LP_TEX] == 86.0);
+    assert_true(s.cache[0].latency[MT_SIM_LP_L1D] == 30.0);
+    assert_true(s.cache[0].latency[MT_SIM_LP_RO] == 30.0);
+    free(t);
+    /* far latency keeps the near/far gap for a path with its own latency */
+    t = variant(36, "partitions = 2\nfar_latency = 300\nlatency.tex = 250", 1);
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_true(s.cache[1].far_latency[MT_SIM_LP_CG] == 300.0);
+    assert_true(s.cache[1].far_latency[MT_SIM_LP_TEX] == 350.0);
+    free(t);
+}
+
+static void test_carveout_derivation(void **state)
+{
+    (void)state;
+    char *t = variant(21, "carveout_smem = 32 KiB", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(s.carveout_smem, 32768);
+    assert_int_equal(s.carveout_percent, 50); /* of smem_per_sm = 64 KiB */
+    free(t);
+}
+
+static void test_load_unknown_and_file(void **state)
+{
+    (void)state;
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mt_sim_spec_load("no-such-preset-or-file", &s, &ei), MT_ERR_INVALID_ARG);
+    assert_non_null(strstr(ei.msg, "h100"));
+    assert_non_null(strstr(ei.msg, "kepler"));
+    /* a directory is not a spec file either */
+    assert_int_equal(mt_sim_spec_load("/tmp", &s, &ei), MT_ERR_INVALID_ARG);
+
+    char path[] = "/tmp/test_sim_spec_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char *t = variant(18, "seed = 12345", 0);
+    assert_int_equal(write(fd, t, strlen(t)), (ssize_t)strlen(t));
+    close(fd);
+    free(t);
+    if (mt_sim_spec_load(path, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(s.seed, 12345);
+
+    /* errors in a file name the file */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    const char *bad = "[device]\nbogus = 1\n";
+    assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+    close(fd);
+    assert_int_equal(mt_sim_spec_load(path, &s, &ei), MT_ERR_SPEC_PARSE);
+    char want[128];
+    snprintf(want, sizeof want, "%s:2: ", path);
+    assert_memory_equal(ei.msg, want, strlen(want));
+    unlink(path);
+
+    /* the backend constructor with a seed override */
+    mt_backend *b = NULL;
+    if (mt_backend_sim_open("v100", 1, 99, &b, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(mt_backend_sim_spec(b)->seed, 99);
+    mt_backend_destroy(b);
+    assert_int_equal(mt_backend_sim_open("nope", 0, 0, &b, &ei), MT_ERR_INVALID_ARG);
+    assert_null(b);
+}
+
+static void test_device_info(void **state)
+{
+    (void)state;
+    mt_backend *b = NULL;
+    mt_errinfo ei = {{0}};
+    if (mt_backend_sim_open("h100", 0, 0, &b, &ei))
+        fail_msg("%s", ei.msg);
+    mt_device_info d;
+    assert_int_equal(mt_backend_info(b, &d, &ei), MT_OK);
+    assert_string_equal(d.backend, "sim");
+    assert_int_equal(d.cc_major, 9);
+    assert_int_equal(d.cc_minor, 0);
+    assert_int_equal(d.sm_count, 132);
+    assert_int_equal(d.clock_khz, 1980000);
+    assert_int_equal(d.l2_bytes, 52428800);
+    assert_int_equal(d.smem_per_block_optin, 227 * 1024);
+    assert_int_equal(d.carveout_smem_bytes, 32 * 1024);
+    assert_int_equal(d.carveout_percent, 14);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_GLOBAL_CA], 4ull << 30);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_GLOBAL_CG], 4ull << 30);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_TEXTURE], 512ull << 20);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_CONSTANT], 65536);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_SHARED], 227 * 1024);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_NONE], 0);
+    assert_int_equal(d.max_fine_loads, 8192);
+    assert_int_equal(d.max_threads_per_experiment, 1024);
+    mt_backend_destroy(b);
+
+    /* maxwell: 2005 MiB of memory -> global paths limited to half of it */
+    if (mt_backend_sim_open("maxwell", 0, 0, &b, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(mt_backend_info(b, &d, &ei), MT_OK);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_GLOBAL_CA], 2005ull << 19);
+    assert_int_equal(d.carveout_percent, -1);
+    mt_backend_destroy(b);
+
+    /* const_reserved lowers the constant path's limit */
+    char *t = variant(21, "const_reserved = 1.5 KiB", 1);
+    if (mt_backend_sim_open_text(t, "test.spec", &b, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(mt_backend_info(b, &d, &ei), MT_OK);
+    assert_int_equal(d.path_limit_bytes[MT_PATH_CONSTANT], 64 * 1024 - 1536);
+    mt_backend_destroy(b);
+    free(t);
+}
+
+/* The complete example in docs/spec-format.md must stay valid.  The test
+ * binaries run from the repository root (tests/run_all.sh); elsewhere the
+ * file is not found and the test is skipped. */
+static void test_doc_example_parses(void **state)
+{
+    (void)state;
+    FILE *f = fopen("docs/spec-format.md", "r");
+    if (!f)
+        skip();
+    static char doc[65536];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    char *sec = strstr(doc, "## A complete example");
+    assert_non_null(sec);
+    char *b = strstr(sec, "```ini\n");
+    assert_non_null(b);
+    b += 7;
+    char *e = strstr(b, "```");
+    assert_non_null(e);
+    *e = '\0';
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (mt_sim_spec_parse(b, "docs/spec-format.md", &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(s.n_caches, 5);
+    assert_int_equal(s.cache[s.l2].partitions, 2);
+    assert_int_equal(s.cache[1].slices, 2);
+    assert_true(s.cache[1].fully_assoc);
+    assert_int_equal(s.carveout_smem, 100 * 1024);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_base_parses),
+        cmocka_unit_test(test_every_preset_parses),
+        cmocka_unit_test(test_syntax_errors),
+        cmocka_unit_test(test_unknown_and_duplicate),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_geometry_errors),
+        cmocka_unit_test(test_full_assoc_ok),
+        cmocka_unit_test(test_cross_section_errors),
+        cmocka_unit_test(test_memory_blowups_rejected),
+        cmocka_unit_test(test_sizes_and_units),
+        cmocka_unit_test(test_comments_and_quotes),
+        cmocka_unit_test(test_latency_overrides),
+        cmocka_unit_test(test_carveout_derivation),
+        cmocka_unit_test(test_load_unknown_and_file),
+        cmocka_unit_test(test_device_info),
+        cmocka_unit_test(test_doc_example_parses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
