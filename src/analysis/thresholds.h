@@ -27,11 +27,13 @@
 #define MT_MIN_MISSES_FOR_SPACING 8
 #define MT_MIN_SPACING_SUPPORT 0.6
 
-/* Line from the capacity ratio: the measured ratio must be within this
- * relative distance of a power of two to be accepted (non-LRU replacement
- * shrinks measured capacities by up to ~25%, which still leaves ratios
- * 3, 6, 12 far apart). */
-#define MT_LINE_RATIO_TOLERANCE 0.25
+/* Line from capacities: bytes per line (capacity at a sector stride over the
+ * lines that fit at a large stride) must be within this relative distance of
+ * a power of two.  Non-LRU replacement and uneven set use only lower the
+ * line count, by a few percent at the best of the probe's strides (on an
+ * H100: 0%); a stride that uses a third of the sets is off by a third and
+ * must be rejected, not rounded. */
+#define MT_LINE_RATIO_TOLERANCE 0.2
 
 #endif
 

@@ -128,6 +128,8 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
     for (size_t i = 0; err == MT_OK && i < sizeof order / sizeof *order; i++)
         if (en[order[i].id])
             err = timed(&c, mt_probe_name(order[i].id), order[i].fn);
+    if (err == MT_OK)
+        mt_check_const_l15_is_l2(&c);
     topo->total_seconds = now_s() - t0;
     return err;
 }

@@ -5,6 +5,7 @@
  * reported as a bound ("> 64 KiB"). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "probe_internal.h"
 
@@ -141,14 +142,40 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
                                s15->sector, 2 * (s1->size / l1_unit), limit, 0, NAN)) != MT_OK)
         return err;
     if (2 * s15->size <= limit) {
+        /* Stride of one L1.5 line (or fill unit): each load a new L1.5 line,
+         * and still far more lines than the constant L1 holds. */
+        uint32_t st = s15->line ? s15->line : s15->sector;
+        if (st < l1_unit)
+            st = l1_unit;
         double l2lat;
-        uint64_t fp = rdown(limit, l1_unit);
-        if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp, l1_unit, 1, &l2lat, NULL)) != MT_OK)
+        uint64_t fp = rdown(limit, st);
+        if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp, st, 1, &l2lat, NULL)) != MT_OK)
             return err;
         r15->miss_penalty = mt_find_value(l2lat - s15->latency, "cycles", MT_SRC_MEASURED,
                                           "pchase-aggregate difference", 0.85,
-                                          "%llu B chain: %.1f cycles per load minus L1.5 latency",
-                                          (unsigned long long)fp, l2lat);
+                                          "%llu B chain at %u B stride: %.1f cycles per load minus "
+                                          "L1.5 latency", (unsigned long long)fp, st, l2lat);
     }
     return MT_OK;
+}
+
+/* Tolerance for "same latency as the L2": the class gap, or 5% of the L2
+ * latency when that is larger (the constant path may add a few cycles). */
+void mt_check_const_l15_is_l2(mt_probe_ctx *c)
+{
+    mt_cache_state *s15 = &c->cs[MT_CACHE_CONST_L15], *l2 = &c->cs[MT_CACHE_L2];
+    if (!s15->present || !(l2->agg_latency > 0))
+        return;
+    double tol = MT_MIN_CLASS_GAP_CYCLES > 0.05 * l2->agg_latency ? MT_MIN_CLASS_GAP_CYCLES
+                                                                  : 0.05 * l2->agg_latency;
+    if (fabs(s15->latency - l2->agg_latency) > tol)
+        return;
+    mt_cache_report *r15 = &c->topo->cache[MT_CACHE_CONST_L15];
+    double lat = s15->latency;
+    memset(r15, 0, sizeof *r15);
+    r15->probed = true;
+    r15->size = mt_find_absent("pchase-aggregate vs L2", 0.8,
+                               "loads missing the constant L1 take %.1f cycles, the L2's %.1f "
+                               "(within %.1f): no constant L1.5", lat, l2->agg_latency, tol);
+    s15->present = false;
 }

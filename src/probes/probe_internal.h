@@ -20,7 +20,8 @@ typedef struct {
     uint32_t line;      /* bytes, 0 = unknown */
     uint64_t size;      /* bytes of one slice, 0 = unknown */
     bool size_is_bound; /* size is only a lower bound */
-    double latency;     /* aggregate hit latency, cycles */
+    double latency;     /* hit latency, cycles (L2: the near partition's) */
+    double agg_latency; /* L2 only: aggregate latency over both partitions */
 } mt_cache_state;
 
 typedef struct {
@@ -111,6 +112,10 @@ mt_err mt_probe_constant(mt_probe_ctx *c);
 mt_err mt_probe_l2(mt_probe_ctx *c);
 mt_err mt_probe_dram(mt_probe_ctx *c);
 mt_err mt_probe_sharing(mt_probe_ctx *c);
+
+/* After the constant and L2 probes: a "constant L1.5" whose latency is the
+ * L2's is the L2 itself (the GPU has one constant cache level). */
+void mt_check_const_l15_is_l2(mt_probe_ctx *c);
 
 /* Adds a threshold to the topology's list (once per name). */
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);

@@ -17,6 +17,10 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
 /* A latency class holding between these shares of the loads is a partition,
  * not noise or a handful of misses. */
 #define PARTITION_MIN_SHARE 0.1
+/* The near share must be within this fraction of 1/P: with >= 3000 loads its
+ * binomial standard error is < 1%, so 15% rejects unequal partitions while
+ * accepting hash imbalance. */
+#define PARTITION_SHARE_TOLERANCE 0.15
 
 static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
 
@@ -64,13 +68,26 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
         s->hit_threshold = mt_hit_threshold(hi, nh);
         free(lo);
         free(hi);
+        /* Equal partitions, one of them near this SM: the near share is
+         * 1/P.  P is its rounded inverse; the partition size is L2/P. */
         double share = 1 - sp.high_fraction;
-        c->topo->l2_partition_size = mt_find_value(
-            round((double)c->dev.l2_bytes * share / 1048576.0 * 8) / 8 * 1048576.0, "B",
-            MT_SRC_MEASURED, "pchase-fine near/far split", 0.8,
-            "%.1f%% of %zu L2-resident lines answer at near latency (%.0f vs %.0f cycles, Otsu "
-            "threshold %.0f); partition = driver L2 size x near share, rounded to 1/8 MiB",
-            100 * share, n, near, far, sp.threshold);
+        double n_parts = round(1.0 / share);
+        double expect = 1.0 / n_parts;
+        bool equal = fabs(share - expect) <= PARTITION_SHARE_TOLERANCE * expect;
+        double psize = (double)c->dev.l2_bytes / n_parts;
+        if (equal)
+            c->topo->l2_partition_size = mt_find_value(
+                psize, "B", MT_SRC_MEASURED, "pchase-fine near/far split", 0.8,
+                "%.1f%% of %zu L2-resident lines answer at near latency (%.0f vs %.0f cycles, Otsu "
+                "threshold %.0f): %.0f equal partitions of the driver's L2 size",
+                100 * share, n, near, far, sp.threshold, n_parts);
+        else
+            c->topo->l2_partition_size = mt_find_range(
+                (double)c->dev.l2_bytes * share * (1 - PARTITION_SHARE_TOLERANCE),
+                (double)c->dev.l2_bytes * share * (1 + PARTITION_SHARE_TOLERANCE), "B",
+                "pchase-fine near/far split", 0.5,
+                "%.1f%% of %zu lines are near (%.0f vs %.0f cycles): not 1/P of the L2 for any "
+                "whole P", 100 * share, n, near, far);
         c->topo->l2_far_latency = mt_find_value(far, "cycles", MT_SRC_MEASURED,
                                                 "pchase-fine near/far split", 0.8,
                                                 "median of the slower class, SM 0, timer overhead removed");
@@ -105,6 +122,7 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     uint64_t fp = c->dev.l2_bytes / 8 < (1u << 20) ? rdown(c->dev.l2_bytes / 8, 128) : (1u << 20);
     if ((err = mt_measure_agg_latency(c, MT_PATH_GLOBAL_CG, fp, 128, 1, &s->latency, NULL)) != MT_OK)
         return err;
+    s->agg_latency = s->latency;
     if (rep->latency.kind == MT_FIND_NONE)
         rep->latency = mt_find_value(s->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
                                      "%llu B chain at 128 B stride, loop overhead subtracted",

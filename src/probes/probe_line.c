@@ -8,37 +8,69 @@
  * indexing of real GPUs clusters some non-power-of-two strides (measured on
  * an H100: 1864 elements fit at strides 128..2048, 903 at 480).  Both only
  * ever LOWER E, so the probe measures E at a power-of-two stride and at an
- * odd multiple of the sector and keeps the larger. */
+ * odd multiples of the sector and keeps the largest. */
 #include <math.h>
 
 #include "probe_internal.h"
 
 static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
 
-/* Candidate strides, all >= 256 B (no GPU cache line is larger) and >= 4
- * sectors: 2^k and (2^k / sector + 1) * sector.  When the path limit is too
- * small for them, 1.5 sectors, which resolves only "line == sector". */
+/* Candidate strides.  Preferred, all >= 256 B (no GPU cache line is larger)
+ * and >= 4 sectors: 2^k (spreads over hashed sets) and the two smallest odd
+ * multiples of the sector above it with no factor 3, 5 or 7 (they spread
+ * over modulo-indexed sets even when the set count is 3 * 2^n, 5 * 2^n...).
+ * Where the path limit leaves no room for those (constant bank): 3 sectors
+ * (resolves lines up to 2 sectors), then 1.5 and 1.25 sectors (only "line
+ * == sector" or not).  *odd_out tells whether a non-power-of-two stride is
+ * among them: only such a stride can prove "line > stride". */
+static int coprime_small(uint32_t m)
+{
+    return m % 2 && m % 3 && m % 5 && m % 7;
+}
+
+static bool fits(uint64_t cap, double stride_in_sectors, double headroom, uint64_t limit)
+{
+    return (double)cap * stride_in_sectors * headroom <= (double)limit;
+}
+
 static size_t candidate_strides(uint32_t sector, uint64_t cap, uint64_t limit, uint32_t *out)
 {
     uint32_t pow = 256;
     while (pow < 4 * sector)
         pow <<= 1;
-    uint32_t cand[2] = {pow, (pow / sector + 1) * sector};
+    uint32_t m1 = pow / sector + 1;
+    while (!coprime_small(m1))
+        m1++;
+    uint32_t m2 = m1 + 1;
+    while (!coprime_small(m2))
+        m2++;
     size_t n = 0;
-    for (int i = 0; i < 2; i++) /* the search must reach 1.3x the line==sector capacity */
-        if ((double)cap * cand[i] / sector * 1.3 <= (double)limit)
-            out[n++] = cand[i];
-    if (n == 0 && (double)cap * 1.5 * 1.3 <= (double)limit && sector % 8 == 0)
+    if (fits(cap, (double)pow / sector, 1.3, limit))
+        out[n++] = pow;
+    if (fits(cap, m1, 1.3, limit))
+        out[n++] = m1 * sector;
+    if (fits(cap, m2, 1.3, limit))
+        out[n++] = m2 * sector;
+    if (n > 1 || (n == 1 && out[0] != pow))
+        return n;
+    /* The capacity at these strides doubles as a bound, so 5% headroom. */
+    if (fits(cap, 3, 1.05, limit))
+        out[n++] = 3 * sector;
+    else if (sector % 8 == 0 && fits(cap, 1.5, 1.05, limit))
         out[n++] = sector + sector / 2;
+    else if (sector % 16 == 0 && fits(cap, 1.25, 1.05, limit))
+        out[n++] = sector + sector / 4;
     return n;
 }
+
+static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
 mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
                        int max_rounds, double hit_threshold)
 {
     mt_cache_report *rep = &c->topo->cache[id];
-    uint32_t strides[3];
+    uint32_t strides[4];
     size_t ns = candidate_strides(sector, cap, limit, strides);
     if (ns == 0) {
         rep->line = mt_find_range(sector, (double)limit, "B", "capacity-ratio", 0.9,
@@ -50,12 +82,13 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     mt_cap_result best = {0};
     uint32_t best_s = 0;
     double best_e = -1;
+    bool any_odd = false;
     for (size_t i = 0; i < ns; i++) {
         uint32_t s = strides[i];
         uint64_t expect = (uint64_t)((double)cap / sector * s); /* if line == sector */
         uint64_t ref = (ref_min_elements > 8 ? ref_min_elements : 8) * (uint64_t)s;
         uint64_t start = rdown(cap > ref + s ? cap : ref + s, s);
-        uint64_t lim = (uint64_t)((double)expect * 1.3);
+        uint64_t lim = (uint64_t)((double)expect * (s <= 3 * sector ? 1.05 : 1.3));
         if (lim > limit)
             lim = limit;
         uint64_t gran = rdown(cap / 64, s);
@@ -77,6 +110,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             return MT_OK;
         }
         double e = (double)r.lo / s;
+        any_odd |= !is_pow2(s);
         if (e > best_e) {
             best_e = e;
             best = r;
@@ -96,6 +130,12 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   "stride (best of %zu strides): %.1f B per line",
                                   (unsigned long long)cap, best_e, best_s, ns,
                                   (double)best_s / le.ratio);
+    } else if (le.lower_bound && !any_odd) {
+        /* Only power-of-two strides fitted, and those can alias sets. */
+        rep->line = mt_find_range(sector, best_s, "B", "capacity-ratio", 0.5,
+                                  "%llu B fit at a %u B stride as at a sector stride: line > %u B, "
+                                  "or the stride aliased sets", (unsigned long long)best.lo, best_s,
+                                  best_s);
     } else if (le.lower_bound) {
         rep->line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "

@@ -1,6 +1,7 @@
 /* Which logical caches share one physical cache (thesis 4.5), and how many
  * slices of a cache an SM has (thesis 4.6).  Both use the two-chain
- * protocol of backend.h: chain 0 warms, chain 1 warms, chain 0 is measured.
+ * protocol of backend.h: chain 0 warms, chain 1 warms, chain 0 is measured
+ * (for sharing both chains run on thread 0, for slices on two threads).
  * If chain 1's data went into the same physical cache (slice) it evicted
  * chain 0, whose measured loads then miss; the decision is
  * mt_compare_to_reference against chain 0 measured alone. */
@@ -11,7 +12,7 @@
 
 mt_path mt_cache_path(mt_cache_id id);
 
-#define SLICE_WARPS 16 /* warps 1..15 tested against warp 0; 4 schedulers x 4 */
+#define SLICE_WARPS 16 /* warps 1..15 tested against warp 0: 4 schedulers x 4 */
 
 static const mt_cache_id l1_level[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
 
@@ -111,7 +112,9 @@ static mt_err physical_sharing(mt_probe_ctx *c)
             mt_cache_id a = l1_level[i], b = l1_level[j];
             if (!usable(c, a) || !usable(c, b))
                 continue;
-            e[n] = pair_exp(c, a, 0, b, 1);
+            /* Both chains on thread 0: the same thread sees the same slice,
+             * whatever the thread-to-slice map. */
+            e[n] = pair_exp(c, a, 0, b, 0);
             ref_of[n] = ref_index[a];
             pa[n] = a;
             pb[n] = b;
@@ -135,40 +138,55 @@ static mt_err physical_sharing(mt_probe_ctx *c)
     return MT_OK;
 }
 
+/* Slices are looked for at two granularities, because a cache can be split
+ * between warps (the thesis' Maxwell: by warp scheduler) or between the
+ * threads of one warp: threads 1..31 of warp 0, then thread 0 of warps
+ * 1..15, each against thread 0.  Each group gives a slice count by
+ * mt_count_slices; the cache has their product. */
 static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
 {
     int maxt = c->dev.max_threads_per_experiment ? c->dev.max_threads_per_experiment : 1024;
-    int warps = maxt / 32 < SLICE_WARPS ? maxt / 32 : SLICE_WARPS;
-    if (warps < 2)
+    int ws = c->dev.warp_size > 0 ? c->dev.warp_size : 32;
+    int warps = maxt / ws < SLICE_WARPS ? maxt / ws : SLICE_WARPS;
+    if (warps < 2 || ws > 64)
         return MT_OK;
+    enum { MAXN = 64 + SLICE_WARPS };
     mt_experiment ref = pair_exp(c, id, 0, MT_CACHE_COUNT, 0);
-    mt_experiment e[SLICE_WARPS];
-    int ref_of[SLICE_WARPS] = {0};
-    mt_cache_id cache_of[SLICE_WARPS];
-    for (int w = 1; w < warps; w++) {
-        e[w - 1] = pair_exp(c, id, 0, id, 32 * w);
-        cache_of[w - 1] = id;
-    }
-    mt_comparison cmp[SLICE_WARPS];
-    mt_progress(c, "%s slices per SM (%d warps)", mt_cache_name(id), warps);
-    mt_err err = run_compare(c, e, cache_of, (size_t)warps - 1, ref_of, &ref, 1, cmp);
+    mt_experiment e[MAXN];
+    int ref_of[MAXN] = {0};
+    mt_cache_id cache_of[MAXN];
+    size_t n = 0;
+    for (int t = 1; t < ws; t++)
+        e[n++] = pair_exp(c, id, 0, id, t);
+    for (int w = 1; w < warps; w++)
+        e[n++] = pair_exp(c, id, 0, id, ws * w);
+    for (size_t i = 0; i < n; i++)
+        cache_of[i] = id;
+    mt_comparison cmp[MAXN];
+    mt_progress(c, "%s slices per SM (%d threads of warp 0, %d warps)", mt_cache_name(id), ws,
+                warps);
+    mt_err err = run_compare(c, e, cache_of, n, ref_of, &ref, 1, cmp);
     if (err != MT_OK)
         return err;
-    bool dist[SLICE_WARPS];
-    for (int w = 0; w < warps - 1; w++)
-        dist[w] = cmp[w].differs;
-    mt_slices sl;
-    mt_count_slices(dist, (size_t)warps - 1, &sl);
+    bool dist[MAXN];
+    for (size_t i = 0; i < n; i++)
+        dist[i] = cmp[i].differs;
+    mt_slices in_warp, across;
+    mt_count_slices(dist, (size_t)ws - 1, &in_warp);
+    mt_count_slices(dist + ws - 1, (size_t)warps - 1, &across);
     mt_cache_report *rep = &c->topo->cache[id];
-    if (sl.ok)
-        rep->per_sm = mt_find_value(sl.slices, "count", MT_SRC_MEASURED, "two-chain warp disturbance",
-                                    0.9, "%d of %d warps evict warp 0's chain (KS alpha %g, miss "
-                                    "fraction +%.0f%%)", sl.sharing_warps, sl.n_warps, MT_KS_ALPHA,
-                                    100 * MT_MIN_MISS_FRACTION_INCREASE);
+    if (in_warp.ok && across.ok)
+        rep->per_sm = mt_find_value(in_warp.slices * across.slices, "count", MT_SRC_MEASURED,
+                                    "two-chain thread/warp disturbance", 0.9,
+                                    "%d of %d threads of warp 0 and %d of %d warps share thread 0's "
+                                    "slice (KS alpha %g, miss share +%.0f%%)", in_warp.sharing_warps,
+                                    in_warp.n_warps, across.sharing_warps, across.n_warps,
+                                    MT_KS_ALPHA, 100 * MT_MIN_MISS_FRACTION_INCREASE);
     else
-        rep->per_sm = mt_find_range(1, warps, "count", "two-chain warp disturbance", 0.3,
-                                    "%d of %d warps evict warp 0's chain: no consistent slice pattern",
-                                    sl.sharing_warps, sl.n_warps);
+        rep->per_sm = mt_find_range(1, (double)ws * warps, "count", "two-chain thread/warp disturbance",
+                                    0.3, "%d of %d threads and %d of %d warps share thread 0's slice: "
+                                    "no consistent slice pattern", in_warp.sharing_warps,
+                                    in_warp.n_warps, across.sharing_warps, across.n_warps);
     return MT_OK;
 }
 

@@ -142,7 +142,8 @@ static void cache_table(const mt_topology *t, FILE *out)
         if (c->sharing_tested)
             mt_format_shared_with(c->shared_with & ~(1u << i), sw, sizeof sw);
         else
-            snprintf(sw, sizeof sw, "%s", can_share && c->probed ? "?" : "-");
+            snprintf(sw, sizeof sw, "%s",
+                     can_share && c->probed && c->size.kind != MT_FIND_ABSENT ? "?" : "-");
         const mt_finding *all[] = {&c->size, &c->line, &c->sector, &c->latency, &c->miss_penalty,
                                    &c->per_sm};
         for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)

@@ -1,0 +1,175 @@
+/* Ground truth of a sim spec and the comparison with what the probes found
+ * (included by the e2e tests; see e2e_truth.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "e2e_truth.h"
+
+static const mt_sim_cache_spec *serving(const mt_sim_spec *s, mt_sim_lpath lp, int nth)
+{
+    /* nth = 0: closest to the SM, 1: the next level (constant L1.5). */
+    const mt_sim_cache_spec *found[MT_SIM_MAX_CACHES];
+    int n = 0;
+    for (int i = 0; i < s->n_caches; i++)
+        if (!s->cache[i].is_l2 && (s->cache[i].serves & (1u << lp)))
+            found[n++] = &s->cache[i];
+    for (int i = 0; i < n; i++) /* sort by level */
+        for (int j = i + 1; j < n; j++)
+            if (found[j]->level < found[i]->level) {
+                const mt_sim_cache_spec *t = found[i];
+                found[i] = found[j];
+                found[j] = t;
+            }
+    return nth < n ? found[nth] : NULL;
+}
+
+static void fill(mt_truth_cache *t, const mt_sim_cache_spec *cs, mt_sim_lpath lp)
+{
+    memset(t, 0, sizeof *t);
+    if (!cs)
+        return;
+    t->present = true;
+    t->cs = cs;
+    t->size = cs->size;
+    t->line = cs->line;
+    t->sector = cs->fill > cs->sector ? cs->fill : cs->sector;
+    t->latency = cs->latency[lp];
+    t->lru_modulo = cs->repl == MT_SIM_REPL_LRU && (cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc);
+    t->slices = cs->slices ? cs->slices : 1;
+}
+
+void mt_truth_from_spec(const mt_sim_spec *s, mt_truth_cache *truth, uint32_t *shared)
+{
+    fill(&truth[MT_CACHE_L1D], serving(s, MT_SIM_LP_L1D, 0), MT_SIM_LP_L1D);
+    fill(&truth[MT_CACHE_TEX], serving(s, MT_SIM_LP_TEX, 0), MT_SIM_LP_TEX);
+    fill(&truth[MT_CACHE_RO], serving(s, MT_SIM_LP_RO, 0), MT_SIM_LP_RO);
+    fill(&truth[MT_CACHE_CONST_L1], serving(s, MT_SIM_LP_CONST, 0), MT_SIM_LP_CONST);
+    fill(&truth[MT_CACHE_CONST_L15], serving(s, MT_SIM_LP_CONST, 1), MT_SIM_LP_CONST);
+    fill(&truth[MT_CACHE_L2], s->l2 >= 0 ? &s->cache[s->l2] : NULL, MT_SIM_LP_CG);
+    memset(&truth[MT_CACHE_SHARED], 0, sizeof truth[0]);
+    truth[MT_CACHE_SHARED].present = true;
+    truth[MT_CACHE_SHARED].latency = s->shared.latency[0];
+    memset(&truth[MT_CACHE_DRAM], 0, sizeof truth[0]);
+    truth[MT_CACHE_DRAM].present = true;
+    truth[MT_CACHE_DRAM].latency = s->dram.latency[MT_SIM_LP_CG];
+    for (int i = 0; i < MT_CACHE_COUNT; i++) {
+        shared[i] = 0;
+        for (int j = 0; j < MT_CACHE_COUNT; j++)
+            if (i != j && i <= MT_CACHE_RO && j <= MT_CACHE_RO && truth[i].cs && truth[i].cs == truth[j].cs)
+                shared[i] |= 1u << j;
+    }
+}
+
+static int complain(char *msg, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(msg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + len, len < cap ? cap - len : 0, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+/* Exact value expected. */
+static int exact(const mt_finding *f, double want, const char *what, char *msg, size_t cap)
+{
+    if (f->kind == MT_FIND_VALUE && f->value == want)
+        return 0;
+    return complain(msg, cap, "%s: want %.0f, got kind %d value %.1f [%.0f, %.0f]\n", what, want,
+                    f->kind, f->value, f->lo, f->hi);
+}
+
+static int size_ok(const mt_finding *f, const mt_truth_cache *t, uint64_t limit, const char *what,
+                   char *msg, size_t cap)
+{
+    double want = (double)t->size;
+    if (limit && want > (double)limit) /* beyond the path: a bound is the right answer */
+        return f->kind == MT_FIND_LOWER_BOUND && f->lo <= want
+                   ? 0
+                   : complain(msg, cap, "%s: want a bound below %.0f, got kind %d\n", what, want,
+                              f->kind);
+    if (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi && (!t->lru_modulo))
+        return 0;
+    if (f->kind != MT_FIND_VALUE)
+        return complain(msg, cap, "%s: want %.0f, got kind %d [%.0f, %.0f]\n", what, want, f->kind,
+                        f->lo, f->hi);
+    double tol = t->lru_modulo ? t->line : 0.03 * want;
+    if (fabs(f->value - want) <= tol)
+        return 0;
+    return complain(msg, cap, "%s: want %.0f +- %.0f, got %.0f\n", what, want, tol, f->value);
+}
+
+static int latency_ok(const mt_finding *f, double want, const char *what, char *msg, size_t cap)
+{
+    if (f->kind == MT_FIND_VALUE && fabs(f->value - want) <= 2.0)
+        return 0;
+    return complain(msg, cap, "%s latency: want %.1f +- 2, got kind %d %.2f\n", what, want, f->kind,
+                    f->value);
+}
+
+int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
+{
+    mt_truth_cache truth[MT_CACHE_COUNT];
+    uint32_t shared[MT_CACHE_COUNT];
+    mt_truth_from_spec(s, truth, shared);
+    mt_device_info dev;
+    mt_sim_spec_device_info(s, &dev);
+    int bad = 0;
+    msg[0] = '\0';
+    static const mt_cache_id l1[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO, MT_CACHE_CONST_L1,
+                                     MT_CACHE_CONST_L15};
+    static const mt_path path_of[] = {MT_PATH_GLOBAL_CA, MT_PATH_TEXTURE, MT_PATH_GLOBAL_NC,
+                                      MT_PATH_CONSTANT, MT_PATH_CONSTANT};
+    for (size_t i = 0; i < sizeof l1 / sizeof *l1; i++) {
+        mt_cache_id id = l1[i];
+        const mt_truth_cache *tr = &truth[id];
+        const mt_cache_report *r = &t->cache[id];
+        const char *nm = mt_cache_key(id);
+        char what[64];
+        if (!tr->present) {
+            if ((id == MT_CACHE_L1D || id == MT_CACHE_CONST_L15) && r->size.kind != MT_FIND_ABSENT)
+                bad += complain(msg, cap, "%s: want absent, got kind %d\n", nm, r->size.kind);
+            continue;
+        }
+        uint64_t limit = dev.path_limit_bytes[path_of[i]];
+        snprintf(what, sizeof what, "%s size", nm);
+        bad += size_ok(&r->size, tr, limit, what, msg, cap);
+        snprintf(what, sizeof what, "%s sector", nm);
+        bad += exact(&r->sector, tr->sector, what, msg, cap);
+        bool beyond = limit && tr->size > limit;
+        snprintf(what, sizeof what, "%s line", nm);
+        if (!beyond)
+            bad += exact(&r->line, tr->line, what, msg, cap);
+        else if (!(r->line.kind == MT_FIND_RANGE && r->line.lo <= tr->line && tr->line <= r->line.hi))
+            bad += complain(msg, cap, "%s: want a range holding %u\n", what, tr->line);
+        bad += latency_ok(&r->latency, tr->latency, nm, msg, cap);
+        if (id <= MT_CACHE_RO || id == MT_CACHE_CONST_L1) {
+            snprintf(what, sizeof what, "%s slices", nm);
+            bad += exact(&r->per_sm, tr->slices, what, msg, cap);
+        }
+        if (id <= MT_CACHE_RO) {
+            uint32_t got = r->shared_with & ~(1u << id);
+            if (got != shared[id])
+                bad += complain(msg, cap, "%s shared_with: want 0x%x got 0x%x\n", nm, shared[id], got);
+        }
+    }
+    bad += exact(&t->l1_caches_global, truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
+    const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
+    bad += exact(&t->cache[MT_CACHE_L2].sector, l2->sector, "l2 sector", msg, cap);
+    bad += exact(&t->cache[MT_CACHE_L2].line, l2->line, "l2 line", msg, cap);
+    bad += latency_ok(&t->cache[MT_CACHE_L2].latency, l2->latency, "l2 (near)", msg, cap);
+    if (l2->cs && l2->cs->partitions > 1) {
+        bad += latency_ok(&t->l2_far_latency, l2->cs->far_latency[MT_SIM_LP_CG], "l2 far", msg, cap);
+        double want = (double)s->l2_size / l2->cs->partitions;
+        const mt_finding *p = &t->l2_partition_size;
+        if (p->kind != MT_FIND_VALUE || fabs(p->value - want) > 0.05 * want)
+            bad += complain(msg, cap, "l2 partition: want %.0f +- 5%%, got %.0f\n", want, p->value);
+    } else if (t->l2_partition_size.kind != MT_FIND_ABSENT) {
+        bad += complain(msg, cap, "l2 partition: want absent\n");
+    }
+    bad += latency_ok(&t->cache[MT_CACHE_SHARED].latency, truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
+    bad += latency_ok(&t->cache[MT_CACHE_DRAM].latency, truth[MT_CACHE_DRAM].latency, "dram", msg, cap);
+    return bad;
+}

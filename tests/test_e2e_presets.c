@@ -1,0 +1,84 @@
+/* End to end on the simulator: every preset and every spec file under
+ * tests/specs/ is measured by the real probes, and the topology must match
+ * the spec within the tolerances of issue 2 (e2e_truth.c). */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e_truth.c"
+#include "probes/probe.h"
+#include "sim/sim.h"
+
+static void measure_and_check(const char *preset_or_file)
+{
+    mt_errinfo ei = {{0}};
+    mt_backend *be = NULL;
+    mt_err err = mt_backend_sim_open(preset_or_file, 0, 0, &be, &ei);
+    if (err != MT_OK)
+        fail_msg("%s: %s", preset_or_file, ei.msg);
+    mt_topology *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    assert_int_equal(mt_backend_info(be, &t->dev, &ei), MT_OK);
+    mt_probe_options opt;
+    mt_probe_options_default(&opt);
+    err = mt_probe_run_all(be, &opt, t, &ei);
+    if (err != MT_OK)
+        fail_msg("%s: probes failed: %s", preset_or_file, ei.msg);
+    char msg[4096];
+    int bad = mt_truth_check(mt_backend_sim_spec(be), t, msg, sizeof msg);
+    if (bad)
+        fail_msg("%s: %d mismatches:\n%s", preset_or_file, bad, msg);
+    free(t);
+    mt_backend_destroy(be);
+}
+
+#define PRESET_TEST(name) \
+    static void test_##name(void **state) { (void)state; measure_and_check(#name); }
+PRESET_TEST(h100)
+PRESET_TEST(a100)
+PRESET_TEST(v100)
+PRESET_TEST(turing)
+PRESET_TEST(pascal)
+PRESET_TEST(maxwell)
+PRESET_TEST(kepler)
+
+/* Spec files written in the documented format, beyond the presets. */
+static void test_spec_files(void **state)
+{
+    (void)state;
+    const char *dir = getenv("MT_SPEC_DIR") ? getenv("MT_SPEC_DIR") : "tests/specs";
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot open %s", dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".spec") != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        print_message("spec %s\n", path);
+        measure_and_check(path);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_h100),   cmocka_unit_test(test_a100),   cmocka_unit_test(test_v100),
+        cmocka_unit_test(test_turing), cmocka_unit_test(test_pascal), cmocka_unit_test(test_maxwell),
+        cmocka_unit_test(test_kepler), cmocka_unit_test(test_spec_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
