@@ -25,7 +25,12 @@ check "unknown preset lists presets" err_has "h100"; check "no JSON after bad pr
 printf '[device]\nname = x\nsms = 4\nbogus_key = 1\n' >"$tmp/bad.spec"
 run_mt --sim "$tmp/bad.spec" --json "$tmp/b.json"
 check "malformed spec -> 2" rc_is 2; check "malformed spec: one line" one_line_err
-check "malformed spec names file:line" err_has "bad.spec:4"; check "no JSON after bad spec" no_file "$tmp/b.json"
+check "malformed spec names file:line" err_has "bad.spec:3: unknown key 'sms'"; check "no JSON after bad spec" no_file "$tmp/b.json"
+sed 's/^sm_count = .*/sm_count = four/' "$root/presets/h100.spec" >"$tmp/bad2.spec"
+line=$(grep -n '^sm_count' "$tmp/bad2.spec" | cut -d: -f1)
+run_mt --sim "$tmp/bad2.spec"
+check "bad number in spec -> 2" rc_is 2; check "bad number: one line" one_line_err
+check "bad number names its line" err_has "bad2.spec:$line: sm_count"
 
 run_mt --replay "$tmp/nothing-here" --json "$tmp/c.json"
 check "missing replay dir -> 2" rc_is 2; check "missing replay: one line" one_line_err
