@@ -136,7 +136,7 @@ deps:
 	fi
 
 bench: $(B)/memtopo
-	bash bench/run.sh
+	bash bench/run.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(B)

@@ -191,6 +191,11 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
     rep->size = mt_capacity_finding(&cap, pn);
+    if (c->dev.carveout_smem_bytes) { /* the L1 shares its array with shared memory */
+        size_t len = strlen(rep->size.note);
+        snprintf(rep->size.note + len, sizeof rep->size.note - len,
+                 "; shared-memory carveout in effect: %u KiB", c->dev.carveout_smem_bytes / 1024);
+    }
     s->size = cap.lo;
     s->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
 
