@@ -126,7 +126,7 @@ test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo
 	@bash tests/run_all.sh $(TEST_BINS)
 
 # Debian packages the build and the tests need (sudo when not root).
-DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema
+DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -5,6 +5,7 @@
  * If chain 1's data went into the same physical cache (slice) it evicted
  * chain 0, whose measured loads then miss; the decision is
  * mt_compare_to_reference against chain 0 measured alone. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,11 +191,41 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
     return MT_OK;
 }
 
+/* A logical cache whose own line test was inconclusive takes the line of a
+ * logical cache shown to share its physical cache (source "derived").  On an
+ * H100 texture fetches spread unevenly over the sets at every stride tried,
+ * while ld.global.ca/.nc into the same cache resolve 128 B. */
+static void derive_shared_lines(mt_probe_ctx *c)
+{
+    for (int i = 0; i < 3; i++) {
+        mt_cache_id a = l1_level[i];
+        mt_cache_report *ra = &c->topo->cache[a];
+        if (!ra->sharing_tested || ra->line.kind == MT_FIND_VALUE)
+            continue;
+        for (int j = 0; j < 3; j++) {
+            mt_cache_id b = l1_level[j];
+            const mt_cache_report *rb = &c->topo->cache[b];
+            if (a == b || !(ra->shared_with & (1u << b)) || rb->line.kind != MT_FIND_VALUE ||
+                rb->line.source != MT_SRC_MEASURED)
+                continue;
+            char own[96];
+            snprintf(own, sizeof own, "%s", ra->line.note);
+            ra->line = mt_find_value(rb->line.value, "B", MT_SRC_DERIVED, "shared physical cache",
+                                     rb->line.confidence * 0.9,
+                                     "line of %s, which shares this physical cache; own test "
+                                     "inconclusive: %.90s", mt_cache_name(b), own);
+            c->cs[a].line = (uint32_t)rb->line.value;
+            break;
+        }
+    }
+}
+
 mt_err mt_probe_sharing(mt_probe_ctx *c)
 {
     mt_err err = physical_sharing(c);
     if (err != MT_OK)
         return err;
+    derive_shared_lines(c);
     const mt_cache_id with_slices[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO, MT_CACHE_CONST_L1};
     for (size_t i = 0; i < sizeof with_slices / sizeof *with_slices; i++)
         if (usable(c, with_slices[i]) && (err = slices(c, with_slices[i])) != MT_OK)
