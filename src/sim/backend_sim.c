@@ -13,6 +13,7 @@ typedef struct {
     mt_sim_spec spec;
     mt_device_info info;
     mt_sim_engine *eng;
+    int batches; /* run so far, for the fail_after_batches test hook */
 } sim_impl;
 
 static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
@@ -36,6 +37,13 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         if (err)
             return mt_fail(ei, err, "experiment %zu: %s", i, sub.msg);
     }
+    /* Test hook: a simulated device fault, so the handling of a GPU failure
+     * mid-run (partial reports, exit code) can be tested without a GPU. */
+    if (s->spec.fail_after_batches > 0 && s->batches >= s->spec.fail_after_batches)
+        return mt_fail(ei, MT_ERR_DEVICE,
+                       "simulated device fault after %d batches (fail_after_batches in %s)",
+                       s->batches, s->spec.source[0] ? s->spec.source : "the spec");
+    s->batches++;
     for (size_t i = 0; i < n; i++) {
         mt_errinfo sub;
         mt_err err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);

@@ -68,7 +68,8 @@ static mt_err read_device(pctx *c, const section *s, mt_sim_spec *o)
                           NULL)) ||
         (err = mt_sp_double(c, s, "outlier_rate", 0, 0, 1, &o->outlier_rate, NULL)) ||
         (err = mt_sp_double(c, s, "outlier_cycles", 0, 0, MT_SIM_MAX_LATENCY, &o->outlier_cycles,
-                          NULL)))
+                          NULL)) ||
+        (err = mt_sp_int(c, s, "fail_after_batches", 0, 0, 1 << 30, &o->fail_after_batches, NULL)))
         return err;
     if (o->smem_per_block > o->smem_per_block_optin)
         return mt_sp_err(c, mt_sp_find(s, "smem_per_block")->line,

@@ -81,6 +81,7 @@ typedef struct {
     double loop_overhead;   /* cycles per load in aggregate mode */
     double outlier_rate;    /* probability per fine-grained sample */
     double outlier_cycles;  /* typical spike size */
+    int fail_after_batches; /* test hook: batches after which the "GPU" fails; 0 = never */
     int carveout_percent;   /* -1 unknown */
     uint32_t carveout_smem; /* 0 unknown */
     /* [cache NAME] sections in file order; l2 = index of the serves = all one */

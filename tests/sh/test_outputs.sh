@@ -46,6 +46,20 @@ run_mt --replay "$tmp/rec4" --only l1d --json "$tmp/e.json"
 check "replaying experiments never recorded -> 2" rc_is 2
 check "not-recorded: one line" one_line_err; check "no JSON when the recording lacks data" no_file "$tmp/e.json"
 
+# A device failure mid-run (sim test hook): exit 4, one message, and what was
+# measured before it is still written as valid JSON and as a recording.
+sed 's/^seed = .*/&\nfail_after_batches = 12/' "$root/presets/kepler.spec" >"$tmp/faulty.spec"
+run_mt --sim "$tmp/faulty.spec" --quiet --json "$tmp/f.json" --record "$tmp/frec"
+check "device fault -> 4" rc_is 4; check "device fault message" err_has "simulated device fault"
+check "partial JSON written" test -s "$tmp/f.json"
+check "partial JSON validates" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$tmp/f.json"
+check "partial JSON says what failed" $PY -c "
+import json; d=json.load(open('$tmp/f.json')); e=d['provenance']['error']
+assert e and 'simulated device fault' in e
+assert d['caches']['shared']['latency'] is not None"
+check "partial recording written" test -s "$tmp/frec/samples.csv"
+check "partial table marks the stop" out_has "STOPPED EARLY"
+
 # Same seed, same result; another seed, same topology.
 run_mt --sim v100 --quiet --seed 42 --json "$tmp/s1.json"
 run_mt --sim v100 --quiet --seed 42 --json "$tmp/s2.json"
