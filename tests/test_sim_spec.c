@@ -460,8 +460,8 @@ static void test_device_info(void **state)
     assert_int_equal(d.clock_khz, 1980000);
     assert_int_equal(d.l2_bytes, 52428800);
     assert_int_equal(d.smem_per_block_optin, 227 * 1024);
-    assert_int_equal(d.carveout_smem_bytes, 32 * 1024);
-    assert_int_equal(d.carveout_percent, 14);
+    assert_int_equal(d.carveout_smem_bytes, 16 * 1024);
+    assert_int_equal(d.carveout_percent, 7);
     assert_int_equal(d.path_limit_bytes[MT_PATH_GLOBAL_CA], 4ull << 30);
     assert_int_equal(d.path_limit_bytes[MT_PATH_GLOBAL_CG], 4ull << 30);
     assert_int_equal(d.path_limit_bytes[MT_PATH_TEXTURE], 512ull << 20);

@@ -191,32 +191,56 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
     return MT_OK;
 }
 
-/* A logical cache whose own line test was inconclusive takes the line of a
- * logical cache shown to share its physical cache (source "derived").  On an
- * H100 texture fetches spread unevenly over the sets at every stride tried,
- * while ld.global.ca/.nc into the same cache resolve 128 B. */
+/* Logical caches that share one physical cache share its line.  A line
+ * measured through capacity is an upper bound (uneven set use only lowers
+ * the line count), so the smallest measured line of the group is the line;
+ * a member whose own test gave more, or nothing, takes it with source
+ * "derived".  On an H100 texture fetches spread unevenly over the sets
+ * (their own test gives 256 B or a bound), while ld.global.ca/.nc into the
+ * same cache resolve 128 B. */
 static void derive_shared_lines(mt_probe_ctx *c)
 {
+    double best[3];
+    int best_from[3];
     for (int i = 0; i < 3; i++) {
         mt_cache_id a = l1_level[i];
-        mt_cache_report *ra = &c->topo->cache[a];
-        if (!ra->sharing_tested || ra->line.kind == MT_FIND_VALUE)
-            continue;
+        const mt_cache_report *ra = &c->topo->cache[a];
+        best[i] = -1;
+        best_from[i] = -1;
         for (int j = 0; j < 3; j++) {
             mt_cache_id b = l1_level[j];
             const mt_cache_report *rb = &c->topo->cache[b];
-            if (a == b || !(ra->shared_with & (1u << b)) || rb->line.kind != MT_FIND_VALUE ||
-                rb->line.source != MT_SRC_MEASURED)
+            bool same = a == b || (ra->shared_with & (1u << b));
+            if (!same || rb->line.kind != MT_FIND_VALUE || rb->line.source != MT_SRC_MEASURED)
                 continue;
-            char own[96];
-            snprintf(own, sizeof own, "%s", ra->line.note);
-            ra->line = mt_find_value(rb->line.value, "B", MT_SRC_DERIVED, "shared physical cache",
-                                     rb->line.confidence * 0.9,
-                                     "line of %s, which shares this physical cache; own test "
-                                     "inconclusive: %.90s", mt_cache_name(b), own);
-            c->cs[a].line = (uint32_t)rb->line.value;
-            break;
+            if (best[i] < 0 || rb->line.value < best[i]) {
+                best[i] = rb->line.value;
+                best_from[i] = j;
+            }
         }
+    }
+    for (int i = 0; i < 3; i++) {
+        mt_cache_id a = l1_level[i];
+        mt_cache_report *ra = &c->topo->cache[a];
+        if (best_from[i] < 0 || best_from[i] == i)
+            continue;
+        if (ra->line.kind == MT_FIND_VALUE && ra->line.value <= best[i])
+            continue;
+        mt_cache_id b = l1_level[best_from[i]];
+        char own[48];
+        mt_finding_kind k = ra->line.kind;
+        if (k == MT_FIND_VALUE)
+            snprintf(own, sizeof own, "%.0f B", ra->line.value);
+        else if (k == MT_FIND_LOWER_BOUND)
+            snprintf(own, sizeof own, "> %.0f B", ra->line.lo);
+        else
+            snprintf(own, sizeof own, "no value");
+        double conf = c->topo->cache[b].line.confidence * 0.9;
+        ra->line = mt_find_value(best[i], "B", MT_SRC_DERIVED, "shared physical cache", conf,
+                                 "line of %s, which shares this physical cache; this path's own "
+                                 "capacity test gave %s, an upper bound (its addresses use the "
+                                 "sets unevenly)", mt_cache_name(b), own);
+        c->cs[a].line = (uint32_t)best[i];
     }
 }
 
