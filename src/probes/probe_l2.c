@@ -14,13 +14,12 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
 
 #define L2_HIT_FOOTPRINT (4ull << 20)
 #define L2_HIT_STRIDE 128u
-/* A latency class holding between these shares of the loads is a partition,
- * not noise or a handful of misses. */
+/* A latency class holding between these shares of the loads is a far
+ * partition, not noise or a handful of misses. */
 #define PARTITION_MIN_SHARE 0.1
-/* The near share must be within this fraction of 1/P: with >= 3000 loads its
- * binomial standard error is < 1%, so 15% rejects unequal partitions while
- * accepting hash imbalance. */
-#define PARTITION_SHARE_TOLERANCE 0.15
+/* One SM "sees" a partition of the L2 when the capacity it can use is at
+ * most this share of the driver's L2 size (a whole L2 measures ~100%). */
+#define PARTITION_MAX_SHARE 0.75
 
 static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
 
@@ -28,9 +27,9 @@ static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
  * class when the L2 has partitions with different distances to this SM. */
 static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *rep)
 {
-    uint64_t fp = L2_HIT_FOOTPRINT;
-    if (c->dev.l2_bytes && fp > c->dev.l2_bytes / 4)
-        fp = rdown(c->dev.l2_bytes / 4, L2_HIT_STRIDE);
+    uint64_t fp = L2_HIT_FOOTPRINT; /* well inside one partition of up to 16 */
+    if (c->dev.l2_bytes && fp > c->dev.l2_bytes / 16)
+        fp = rdown(c->dev.l2_bytes / 16, L2_HIT_STRIDE);
     uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
     mt_experiment e = mt_exp(MT_PATH_GLOBAL_CG, fp, L2_HIT_STRIDE, 1, cap, MT_MODE_FINE);
     e.sm = 0;
@@ -68,37 +67,16 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
         s->hit_threshold = mt_hit_threshold(hi, nh);
         free(lo);
         free(hi);
-        /* Equal partitions, one of them near this SM: the near share is
-         * 1/P.  P is its rounded inverse; the partition size is L2/P. */
-        double share = 1 - sp.high_fraction;
-        double n_parts = round(1.0 / share);
-        double expect = 1.0 / n_parts;
-        bool equal = fabs(share - expect) <= PARTITION_SHARE_TOLERANCE * expect;
-        double psize = (double)c->dev.l2_bytes / n_parts;
-        if (equal)
-            c->topo->l2_partition_size = mt_find_value(
-                psize, "B", MT_SRC_MEASURED, "pchase-fine near/far split", 0.8,
-                "%.1f%% of %zu L2-resident lines answer at near latency (%.0f vs %.0f cycles, Otsu "
-                "threshold %.0f): %.0f equal partitions of the driver's L2 size",
-                100 * share, n, near, far, sp.threshold, n_parts);
-        else
-            c->topo->l2_partition_size = mt_find_range(
-                (double)c->dev.l2_bytes * share * (1 - PARTITION_SHARE_TOLERANCE),
-                (double)c->dev.l2_bytes * share * (1 + PARTITION_SHARE_TOLERANCE), "B",
-                "pchase-fine near/far split", 0.5,
-                "%.1f%% of %zu lines are near (%.0f vs %.0f cycles): not 1/P of the L2 for any "
-                "whole P", 100 * share, n, near, far);
-        c->topo->l2_far_latency = mt_find_value(far, "cycles", MT_SRC_MEASURED,
-                                                "pchase-fine near/far split", 0.8,
-                                                "median of the slower class, SM 0, timer overhead removed");
+        c->topo->l2_far_latency = mt_find_value(
+            far, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", 0.8,
+            "median of the slower class (%.0f%% of %zu L2-resident lines, Otsu threshold %.0f), "
+            "SM 0, timer overhead removed", 100 * sp.high_fraction, n, sp.threshold);
         rep->latency = mt_find_value(near, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", 0.9,
                                      "near-partition hit latency from SM 0 (median of the faster class); "
                                      "far partition %.0f cycles", far);
     } else {
         near = mt_median(x, n);
         s->hit_threshold = mt_hit_threshold(x, n);
-        c->topo->l2_partition_size = mt_find_absent("pchase-fine near/far split", 0.7,
-                                                    "one latency class: no partitions visible from SM 0");
     }
     s->hit_fine = near;
     s->hit_known = true;
@@ -150,23 +128,37 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     if (!l2 || (lim && lim < 2 * l2))
         return MT_OK;
     mt_cap_request q = {
-        .path = MT_PATH_GLOBAL_CG, .stride = s->sector, .start = rdown(l2 / 2, s->sector),
+        .path = MT_PATH_GLOBAL_CG, .stride = s->sector, .start = rdown(l2 / 16, s->sector),
         .limit = rdown(lim && lim < 4 * l2 ? lim : 4 * l2, s->sector),
-        .granule = rdown(l2 / 16, s->sector), .ref_footprint = rdown(l2 / 8, s->sector),
-        .hit_threshold = s->hit_threshold, .max_rounds = 1,
+        .granule = rdown(l2 / 256, s->sector), .ref_footprint = rdown(l2 / 32, s->sector),
+        .hit_threshold = s->hit_threshold, .max_rounds = 2, .quick = 1,
     };
     mt_cap_result small;
-    mt_progress(c, "L2 capacity at a %u B stride", s->sector);
+    mt_progress(c, "L2 capacity one SM can use, at a %u B stride", s->sector);
     if ((err = mt_capacity_search(c, &q, &small)) != MT_OK)
         return err;
-    if (small.kind == MT_FIND_LOWER_BOUND)
+    if (small.kind == MT_FIND_LOWER_BOUND) {
+        c->topo->l2_partition_size = mt_find_absent(
+            "pchase-fine capacity from one SM", small.confidence,
+            "one SM's chains fit up to %llu B without misses: no partition smaller than the L2",
+            (unsigned long long)small.lo);
         return MT_OK;
+    }
+    if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
+        c->topo->l2_partition_size = mt_find_value(
+            (double)small.lo, "B", MT_SRC_MEASURED, "pchase-fine capacity from one SM",
+            small.confidence,
+            "capacity one SM can use before its first L2 eviction (%llu..%llu B, %.0f%% of the "
+            "driver's L2): the SM allocates in one partition of the L2", (unsigned long long)small.lo,
+            (unsigned long long)small.hi, 100.0 * (double)small.lo / (double)l2);
+    else
+        c->topo->l2_partition_size = mt_find_absent(
+            "pchase-fine capacity from one SM", small.confidence,
+            "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
+            (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
     if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, small.confidence,
                                s->sector, 0, lim ? lim : UINT64_MAX, 1,
                                s->hit_threshold)) != MT_OK)
         return err;
-    snprintf(rep->size.note, sizeof rep->size.note,
-             "cudaDevAttrL2CacheSize; capacity seen by one SM's chain: %llu..%llu B", 
-             (unsigned long long)small.lo, (unsigned long long)small.hi);
     return MT_OK;
 }

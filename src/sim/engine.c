@@ -136,6 +136,8 @@ static inline uint64_t next_element(const chain_ctx *cc, uint64_t k)
     return cc->succ ? cc->succ[k] : (k + 1 == cc->elements ? 0 : k + 1);
 }
 
+/* Instance `slice` of cache ci: a slice of a per-SM cache, or for a
+ * partitioned L2 the partition (of size / partitions) the SM is attached to. */
 static mt_err get_instance(mt_sim_engine *eng, int ci, uint32_t slice, mt_cache **out,
                            mt_errinfo *ei)
 {
@@ -144,7 +146,10 @@ static mt_err get_instance(mt_sim_engine *eng, int ci, uint32_t slice, mt_cache 
         mt_cache *c = calloc(1, sizeof *c);
         if (!c)
             return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a cache");
-        mt_err err = mt_cache_init(c, &eng->spec.cache[ci], ei);
+        mt_sim_cache_spec cs = eng->spec.cache[ci];
+        if (cs.is_l2 && cs.partitions > 1)
+            cs.size /= cs.partitions;
+        mt_err err = mt_cache_init(c, &cs, ei);
         if (err) {
             free(c);
             return err;
@@ -191,7 +196,9 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
     for (int d = 0; d < cc->n; d++) {
         int ci = eng->route[ch->path][d];
         const mt_sim_cache_spec *cs = &s->cache[ci];
-        mt_err err = get_instance(eng, ci, slice_of(cs, ch->thread, s->warp_size), &cc->lv[d], ei);
+        uint32_t inst = cs->is_l2 && cs->partitions > 1 ? (uint32_t)sm % cs->partitions
+                                                        : slice_of(cs, ch->thread, s->warp_size);
+        mt_err err = get_instance(eng, ci, inst, &cc->lv[d], ei);
         if (err)
             return err;
         cc->lat[d] = cs->latency[cc->lp];

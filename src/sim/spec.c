@@ -263,6 +263,10 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
     }
     if (cs->partitions > 1 && !has_far)
         return mt_sp_missing(c, s, "far_latency");
+    if (cs->partitions > 1 && cs->ways && (cs->size / cs->line / cs->ways) % cs->partitions)
+        return mt_sp_err(c, mt_sp_find(s, "partitions")->line,
+                         "partitions: the L2's %llu sets do not split into %u equal partitions",
+                         (unsigned long long)(cs->size / cs->line / cs->ways), cs->partitions);
     if (cs->partitions == 1 && (has_far || any_far_override))
         return mt_sp_err(c, has_far ? mt_sp_find(s, "far_latency")->line : any_far_override,
                     "far_latency needs partitions > 1");
