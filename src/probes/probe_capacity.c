@@ -220,9 +220,15 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
                 j = i;
                 break;
             }
-        if (j == ns) { /* hi had misses before but not now: noise decided one of them */
+        if (j == ns) {
+            /* hi had misses before but not now: a borderline footprint.  What
+             * is known: every point below hi was clean now, hi was not then. */
             consistent = false;
-            lo = pts[ns - 1] < hi ? pts[ns - 1] : lo;
+            for (size_t i = ns; i-- > 0;)
+                if (pts[i] < hi) {
+                    lo = pts[i];
+                    break;
+                }
             break;
         }
         if (j > 0)
