@@ -127,6 +127,11 @@ mt_err mt_backend_record_wrap(mt_backend *inner, const char *dir,
                               mt_backend **out, mt_errinfo *ei);
 mt_err mt_record_flush(mt_backend *rec, mt_errinfo *ei);
 
+/* Hash of every parameter of an experiment, mixed into h0 (splitmix64): the
+ * sim seeds an experiment's noise with it, the replay indexes recordings. */
+uint64_t mt_hash_mix(uint64_t h, uint64_t v);
+uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e);
+
 const char *mt_path_name(mt_path p);          /* "ca", "cg", "nc", "tex", "const", "shared", "none" */
 int mt_path_from_name(const char *s, mt_path *out); /* 0 ok, -1 unknown */
 

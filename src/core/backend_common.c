@@ -4,6 +4,7 @@
 
 #include "../backend/backend.h"
 #include "chain.h"
+#include "rng.h"
 
 static const char *const path_names[MT_PATH_COUNT] = {
     "ca", "cg", "nc", "tex", "const", "shared", "none",
@@ -85,4 +86,31 @@ void mt_backend_destroy(mt_backend *b)
 {
     if (b)
         b->ops->destroy(b);
+}
+
+uint64_t mt_hash_mix(uint64_t h, uint64_t v)
+{
+    mt_rng r = {.s = h ^ (v * 0xD6E8FEB86659FD93ull)};
+    return mt_rng_next(&r);
+}
+
+uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
+{
+    uint64_t h = mt_hash_mix(h0, (uint64_t)e->n_chains);
+    h = mt_hash_mix(h, (uint64_t)e->order);
+    h = mt_hash_mix(h, e->order_seed);
+    h = mt_hash_mix(h, e->warmup_laps);
+    h = mt_hash_mix(h, e->loads);
+    h = mt_hash_mix(h, (uint64_t)e->mode);
+    h = mt_hash_mix(h, (uint64_t)(int64_t)e->sm);
+    h = mt_hash_mix(h, (uint64_t)e->exclusive);
+    for (int i = 0; i < e->n_chains && i < MT_MAX_CHAINS; i++) {
+        const mt_chain *c = &e->chain[i];
+        h = mt_hash_mix(h, (uint64_t)(int64_t)c->thread);
+        h = mt_hash_mix(h, (uint64_t)c->path);
+        h = mt_hash_mix(h, c->footprint);
+        h = mt_hash_mix(h, c->stride);
+        h = mt_hash_mix(h, c->offset);
+    }
+    return h;
 }

@@ -159,13 +159,7 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
     mt_experiment e = cap_exp(c, q, q->ref_footprint);
-    mt_result r;
-    mt_err err = mt_run(c, &e, 1, &r);
-    if (err != MT_OK)
-        return err;
-    *ref = mt_fine_samples(c, &r, 0, nref);
-    mt_result_free(&r);
-    return *ref ? MT_OK : mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+    return mt_run_fine(c, &e, ref, nref);
 }
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out)

@@ -21,15 +21,11 @@ static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, doub
                              double *median)
 {
     mt_experiment e = mt_exp(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
-    mt_result r;
-    mt_err err = mt_run(c, &e, 1, &r);
+    size_t n;
+    double *x;
+    mt_err err = mt_run_fine(c, &e, &x, &n);
     if (err != MT_OK)
         return err;
-    size_t n;
-    double *x = mt_fine_samples(c, &r, 0, &n);
-    mt_result_free(&r);
-    if (!x)
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     *thr = mt_hit_threshold(x, n);
     *median = mt_median(x, n);
     free(x);
@@ -168,6 +164,9 @@ void mt_check_const_l15_is_l2(mt_probe_ctx *c)
         return;
     double tol = MT_MIN_CLASS_GAP_CYCLES > 0.05 * l2->agg_latency ? MT_MIN_CLASS_GAP_CYCLES
                                                                   : 0.05 * l2->agg_latency;
+    mt_note_threshold(c, "CONST_L15_IS_L2_TOLERANCE", 0.05,
+                      "constant L1.5 latency within this share (or the class gap) of the L2's: "
+                      "no L1.5");
     if (fabs(s15->latency - l2->agg_latency) > tol)
         return;
     mt_cache_report *r15 = &c->topo->cache[MT_CACHE_CONST_L15];

@@ -72,6 +72,17 @@ double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, si
     return x;
 }
 
+mt_err mt_run_fine(mt_probe_ctx *c, const mt_experiment *e, double **x, size_t *n)
+{
+    mt_result r;
+    mt_err err = mt_run(c, e, 1, &r);
+    if (err != MT_OK)
+        return err;
+    *x = mt_fine_samples(c, &r, 0, n);
+    mt_result_free(&r);
+    return *x ? MT_OK : mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
+}
+
 double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_result *r)
 {
     if (r->n[0] < 1 || e->loads == 0)

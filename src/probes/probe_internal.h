@@ -50,6 +50,8 @@ mt_experiment mt_exp(mt_path p, uint64_t footprint, uint32_t stride, uint32_t wa
 uint32_t mt_fine_loads(const mt_probe_ctx *c, uint64_t footprint, uint32_t stride, double laps);
 /* Fine samples of chain i as doubles with the fine overhead removed (malloc'd). */
 double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, size_t *n);
+/* Runs one experiment; *x = chain 0's fine samples, overhead removed (malloc'd). */
+mt_err mt_run_fine(mt_probe_ctx *c, const mt_experiment *e, double **x, size_t *n);
 /* Aggregate per-load latency with loop overhead removed. */
 double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_result *r);
 

@@ -91,15 +91,11 @@ mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint
     mt_experiment e = mt_exp(p, footprint, 4, 0, footprint / 4, MT_MODE_FINE);
     if (e.loads > c->dev.max_fine_loads && c->dev.max_fine_loads)
         e.loads = c->dev.max_fine_loads;
-    mt_result r;
-    mt_err err = mt_run(c, &e, 1, &r);
+    size_t n;
+    double *x;
+    mt_err err = mt_run_fine(c, &e, &x, &n);
     if (err != MT_OK)
         return err;
-    size_t n;
-    double *x = mt_fine_samples(c, &r, 0, &n);
-    mt_result_free(&r);
-    if (!x)
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     mt_miss_spacing(x, n, 4, miss_threshold, sp);
     free(x);
     return MT_OK;

@@ -33,15 +33,11 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
     uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
     mt_experiment e = mt_exp(MT_PATH_GLOBAL_CG, fp, L2_HIT_STRIDE, 1, cap, MT_MODE_FINE);
     e.sm = 0;
-    mt_result r;
-    mt_err err = mt_run(c, &e, 1, &r);
+    size_t n;
+    double *x;
+    mt_err err = mt_run_fine(c, &e, &x, &n);
     if (err != MT_OK)
         return err;
-    size_t n;
-    double *x = mt_fine_samples(c, &r, 0, &n);
-    mt_result_free(&r);
-    if (!x)
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     mt_split sp;
     mt_split_two_classes(x, n, &sp);
     bool parts = sp.separated && sp.high_fraction >= PARTITION_MIN_SHARE &&
@@ -92,6 +88,10 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     s->present = true;
     rep->size = mt_find_value((double)c->dev.l2_bytes, "B", MT_SRC_DRIVER, "driver attribute", 1.0,
                               "cudaDevAttrL2CacheSize");
+    mt_note_threshold(c, "PARTITION_MIN_SHARE", PARTITION_MIN_SHARE,
+                      "L2: a slower latency class is a far partition if it holds this share");
+    mt_note_threshold(c, "PARTITION_MAX_SHARE", PARTITION_MAX_SHARE,
+                      "L2: one SM sees a partition if it can use at most this share of the L2");
     mt_progress(c, "L2 hit latency and partitions");
     mt_err err = hit_classes(c, s, rep);
     if (err != MT_OK)

@@ -50,35 +50,9 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
     return 1;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    /* splitmix64 finaliser over a running xor: cheap, well spread. */
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
 static uint64_t exp_hash(const mt_experiment *e)
 {
-    uint64_t h = mix(0, (uint64_t)e->n_chains);
-    h = mix(h, (uint64_t)e->order);
-    h = mix(h, e->order_seed);
-    h = mix(h, e->warmup_laps);
-    h = mix(h, e->loads);
-    h = mix(h, (uint64_t)e->mode);
-    h = mix(h, (uint64_t)(int64_t)e->sm);
-    h = mix(h, (uint64_t)e->exclusive);
-    for (int c = 0; c < e->n_chains && c < MT_MAX_CHAINS; c++) {
-        h = mix(h, (uint64_t)(int64_t)e->chain[c].thread);
-        h = mix(h, (uint64_t)e->chain[c].path);
-        h = mix(h, e->chain[c].footprint);
-        h = mix(h, e->chain[c].stride);
-        h = mix(h, e->chain[c].offset);
-    }
-    return h;
+    return mt_experiment_hash(0, e);
 }
 
 /* "n_chains=1 [thread=0 path=ca footprint=4096 stride=64 offset=0] ..." */

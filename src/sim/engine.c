@@ -81,32 +81,9 @@ void mt_sim_engine_free(mt_sim_engine *eng)
     free(eng);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    mt_rng r = {.s = h ^ (v * 0xD6E8FEB86659FD93ull)};
-    return mt_rng_next(&r);
-}
-
 uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e)
 {
-    uint64_t h = mix(0x73696d2d73656564ull, spec_seed);
-    h = mix(h, (uint64_t)e->n_chains);
-    h = mix(h, (uint64_t)e->order);
-    h = mix(h, e->order_seed);
-    h = mix(h, e->warmup_laps);
-    h = mix(h, e->loads);
-    h = mix(h, (uint64_t)e->mode);
-    h = mix(h, (uint64_t)(int64_t)e->sm);
-    h = mix(h, (uint64_t)e->exclusive);
-    for (int i = 0; i < e->n_chains && i < MT_MAX_CHAINS; i++) {
-        const mt_chain *c = &e->chain[i];
-        h = mix(h, (uint64_t)c->thread);
-        h = mix(h, (uint64_t)c->path);
-        h = mix(h, c->footprint);
-        h = mix(h, c->stride);
-        h = mix(h, c->offset);
-    }
-    return h;
+    return mt_experiment_hash(mt_hash_mix(0x73696d2d73656564ull, spec_seed), e);
 }
 
 static double gauss(mt_rng *r)
