@@ -62,10 +62,10 @@ $(B)/gen/presets.c: $(PRESET_SPECS) tools/embed_presets.sh
 	sh tools/embed_presets.sh $@ $(PRESET_SPECS)
 $(B)/obj/gen/presets.o: $(B)/gen/presets.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -Isrc -c $< -o $@
 $(B)/san/gen/presets.o: $(B)/gen/presets.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -c $< -o $@
+	$(CC) $(CFLAGS) $(SAN) -Isrc -c $< -o $@
 sim_OBJ += $(B)/obj/gen/presets.o
 sim_SOBJ += $(B)/san/gen/presets.o
 $(B)/libmt_sim.a: $(B)/obj/gen/presets.o
