@@ -178,6 +178,14 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     out->hit_threshold = thr;
 
     size_t np = mt_plan_doubling(q->start, q->limit, pts, MAX_DOUBLING);
+    if (np == 0 && q->limit > q->ref_footprint) /* start beyond the limit: the limit alone */
+        pts[np++] = q->limit;
+    if (np == 0) {
+        out->kind = MT_FIND_LOWER_BOUND;
+        out->lo = q->ref_footprint;
+        out->confidence = 1.0 - MT_KS_ALPHA;
+        goto done;
+    }
     mt_progress(c, "%s capacity: doubling %zu footprints", mt_path_name(q->path), np);
     if ((err = measure(c, q, pts, np, ref, nref, thr, miss, NULL)) != MT_OK)
         goto done;

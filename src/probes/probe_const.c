@@ -1,6 +1,6 @@
 /* Constant caches (thesis 4.2.4): one 64 KiB constant bank is chased by
  * chains of growing footprint.  The first change is the constant L1; with
- * the L1 thrashed (chains of >= 4x its size at its line stride) the next
+ * the L1 thrashed (chains of 3x its size at its line stride) the next
  * change is the constant L1.5, or none before the bank limit, which is then
  * reported as a bound ("> 64 KiB"). */
 #include <math.h>
@@ -89,7 +89,10 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
 
     /* ---- constant L1.5: chains that thrash the L1 ---- */
     uint32_t l1_unit = s1->line ? s1->line : s1->sector;
-    uint64_t thrash = 4 * s1->size;
+    /* 3x the L1: every element of an LRU L1 is evicted before it comes
+     * back, while the chain still fits an L1.5 of 4x the L1 or more (the
+     * thesis' GPUs: 16x). */
+    uint64_t thrash = rdown(3 * s1->size, l1_unit);
     if (thrash + l1_unit > limit) {
         r15->size = mt_find_bound(0, "B", "pchase", 0.5, "constant L1 fills the bank");
         return MT_OK;
@@ -100,7 +103,7 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
         return err;
     if (med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
         r15->size = mt_find_absent("pchase-fine", 0.8,
-                                   "chains of 4x the constant L1 are not slower than L1 hits");
+                                   "chains of 3x the constant L1 are not slower than L1 hits");
         return MT_OK;
     }
     s15->present = s15->hit_known = true;
@@ -113,7 +116,7 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
                                       NULL)) != MT_OK)
         return err;
     r15->latency = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.9,
-                                 "%llu B chain at %u B stride (4x constant L1); loop overhead "
+                                 "%llu B chain at %u B stride (3x constant L1); loop overhead "
                                  "subtracted", (unsigned long long)thrash, l1_unit);
     r1->miss_penalty = mt_find_value(s15->latency - s1->latency, "cycles", MT_SRC_DERIVED,
                                      "latency difference", 0.9, "constant L1.5 minus L1 latency");
@@ -133,9 +136,10 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
                                   "fill unit and the bank");
         return MT_OK;
     }
-    /* The big-stride reference must still thrash the L1: 2x its lines. */
+    /* The big-stride reference must still thrash the L1 (LRU: more elements
+     * than its lines; 25% more for other policies), yet fit the L1.5. */
     if ((err = mt_measure_line(c, MT_CACHE_CONST_L15, MT_PATH_CONSTANT, s15->size, cap.confidence,
-                               s15->sector, 2 * (s1->size / l1_unit), limit, 0, NAN)) != MT_OK)
+                               s15->sector, 5 * (s1->size / l1_unit) / 4, limit, 0, NAN)) != MT_OK)
         return err;
     if (2 * s15->size <= limit) {
         /* Stride of one L1.5 line (or fill unit): each load a new L1.5 line,

@@ -106,6 +106,31 @@ double mt_hit_threshold(const double *ref, size_t n)
     return med + margin;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+mt_err mt_split_robust(const double *x, size_t n, mt_split *out)
+{
+    double *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t)
+        return MT_ERR_NOMEM;
+    memcpy(t, x, n * sizeof *t);
+    qsort(t, n, sizeof *t, cmp_double);
+    size_t keep = n - n / 100; /* drop the slowest 1% */
+    mt_err err = mt_split_two_classes(t, keep ? keep : n, out);
+    free(t);
+    if (err != MT_OK)
+        return err;
+    size_t hi = 0;
+    for (size_t i = 0; i < n; i++)
+        hi += x[i] > out->threshold;
+    out->high_fraction = n ? (double)hi / (double)n : 0;
+    return MT_OK;
+}
+
 static mt_finding finding_base(mt_finding_kind kind, const char *unit, mt_source src,
                                const char *method, double conf, const char *fmt, va_list ap)
 {

@@ -60,6 +60,11 @@ double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_re
  * MT_HIT_MARGIN_MADS robust standard deviations). */
 double mt_hit_threshold(const double *ref, size_t n);
 
+/* Otsu's two classes after dropping the slowest 1% of the samples, so a few
+ * interrupt-sized outliers cannot become the "upper class"; high_fraction is
+ * then recounted over all samples. */
+mt_err mt_split_robust(const double *x, size_t n, mt_split *out);
+
 /* ---- findings ---- */
 mt_finding mt_find_value(double v, const char *unit, mt_source src, const char *method,
                          double conf, const char *fmt, ...) __attribute__((format(printf, 6, 7)));

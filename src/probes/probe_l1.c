@@ -14,7 +14,7 @@
 
 #include "probe_internal.h"
 
-#define PRESENCE_FOOTPRINT 4096u /* fits every L1 ever built, larger than a few lines */
+#define PRESENCE_FOOTPRINT 1024u /* fits any L1-level cache, yet spans 32 sectors */
 #define PRESENCE_STRIDE 32u
 #define SECTOR_FOOTPRINT 4096u   /* 1024 stride-4 loads: >= 32 misses for sectors <= 128 B */
 #define LATENCY_LOADS 4096u
@@ -61,7 +61,7 @@ static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *c
     memcpy(pool + na, b, nb * sizeof *b);
     mt_split sp;
     mt_ks_result ks;
-    mt_split_two_classes(pool, na + nb, &sp);
+    mt_split_robust(pool, na + nb, &sp);
     mt_ks_two_sample(a, na, b, nb, MT_KS_ALPHA, &ks);
     double ma = mt_median(a, na), mb = mt_median(b, nb);
     *present = sp.separated && ks.reject && mb - ma >= MT_MIN_CLASS_GAP_CYCLES;

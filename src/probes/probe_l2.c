@@ -39,7 +39,7 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
     if (err != MT_OK)
         return err;
     mt_split sp;
-    mt_split_two_classes(x, n, &sp);
+    mt_split_robust(x, n, &sp);
     bool parts = sp.separated && sp.high_fraction >= PARTITION_MIN_SHARE &&
                  sp.high_fraction <= 1 - PARTITION_MIN_SHARE;
     double near, far = NAN;

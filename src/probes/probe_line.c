@@ -53,12 +53,14 @@ static size_t candidate_strides(uint32_t sector, uint64_t cap, uint64_t limit, u
         out[n++] = m2 * sector;
     if (n > 1 || (n == 1 && out[0] != pow))
         return n;
-    /* The capacity at these strides doubles as a bound, so 5% headroom. */
+    /* Every fallback that fits (the capacity at these strides doubles as a
+     * bound, so 5% headroom): 1.5 sectors skips every third line and wastes
+     * sets when their count is a multiple of 3, 1.25 sectors every fifth. */
     if (fits(cap, 3, 1.05, limit))
         out[n++] = 3 * sector;
-    else if (sector % 8 == 0 && fits(cap, 1.5, 1.05, limit))
+    if (sector % 8 == 0 && fits(cap, 1.5, 1.05, limit))
         out[n++] = sector + sector / 2;
-    else if (sector % 16 == 0 && fits(cap, 1.25, 1.05, limit))
+    if (sector % 16 == 0 && fits(cap, 1.25, 1.05, limit))
         out[n++] = sector + sector / 4;
     return n;
 }
@@ -70,7 +72,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                        int max_rounds, double hit_threshold)
 {
     mt_cache_report *rep = &c->topo->cache[id];
-    uint32_t strides[4];
+    uint32_t strides[6];
     size_t ns = candidate_strides(sector, cap, limit, strides);
     if (ns == 0) {
         rep->line = mt_find_range(sector, (double)limit, "B", "capacity-ratio", 0.9,
@@ -86,7 +88,8 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     for (size_t i = 0; i < ns; i++) {
         uint32_t s = strides[i];
         uint64_t expect = (uint64_t)((double)cap / sector * s); /* if line == sector */
-        uint64_t ref = (ref_min_elements > 8 ? ref_min_elements : 8) * (uint64_t)s;
+        /* Two elements fit any cache of two or more ways, whatever the stride. */
+        uint64_t ref = (ref_min_elements > 2 ? ref_min_elements : 2) * (uint64_t)s;
         uint64_t start = rdown(cap > ref + s ? cap : ref + s, s);
         uint64_t lim = (uint64_t)((double)expect * (s <= 3 * sector ? 1.05 : 1.3));
         if (lim > limit)
@@ -103,11 +106,10 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         if (err != MT_OK)
             return err;
         if (r.kind == MT_FIND_LOWER_BOUND) {
-            /* More elements fit than lines can exist even with line == sector. */
-            rep->line = mt_find_range(sector, s, "B", "capacity-ratio", 0.3,
-                                      "capacity at a %u B stride exceeds %llu B: inconsistent", s,
-                                      (unsigned long long)q.limit);
-            return MT_OK;
+            /* No extra misses up to more lines than can exist: the reference
+             * itself missed (this stride aliases the sets so badly that even
+             * a few elements conflict).  Useless stride; try the others. */
+            continue;
         }
         double e = (double)r.lo / s;
         any_odd |= !is_pow2(s);
@@ -116,6 +118,12 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             best = r;
             best_s = s;
         }
+    }
+    if (best_s == 0) {
+        rep->line = mt_find_range(sector, strides[ns - 1], "B", "capacity-ratio", 0.3,
+                                  "no stride gave a clean reference: the sets alias at every "
+                                  "stride tried");
+        return MT_OK;
     }
     mt_line_estimate le;
     mt_err err = mt_line_from_capacities((double)cap, (double)best.lo, best_s, sector, &le);
