@@ -88,8 +88,13 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     for (size_t i = 0; i < ns; i++) {
         uint32_t s = strides[i];
         uint64_t expect = (uint64_t)((double)cap / sector * s); /* if line == sector */
-        /* Two elements fit any cache of two or more ways, whatever the stride. */
-        uint64_t ref = (ref_min_elements > 2 ? ref_min_elements : 2) * (uint64_t)s;
+        /* Two elements fit any cache of two or more ways, whatever the stride.
+         * A reference of more elements than the cache can have lines, or one
+         * beyond the path's limit, can never be all hits: skip the stride. */
+        uint64_t ref_el = ref_min_elements > 2 ? ref_min_elements : 2;
+        uint64_t ref = ref_el * (uint64_t)s;
+        if (ref_el >= cap / sector || ref + s > limit)
+            continue;
         uint64_t start = rdown(cap > ref + s ? cap : ref + s, s);
         uint64_t lim = (uint64_t)((double)expect * (s <= 3 * sector ? 1.05 : 1.3));
         if (lim > limit)
