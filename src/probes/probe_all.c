@@ -67,6 +67,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "a miss is slower than the hit median by this many robust sigmas");
     mt_note_threshold(c, "MT_MIN_MISS_FRACTION_INCREASE", MT_MIN_MISS_FRACTION_INCREASE,
                       "sharing/slices: disturbed only if the miss share rises by this much");
+    mt_note_threshold(c, "MT_MIN_MISSES_FOR_SPACING", MT_MIN_MISSES_FOR_SPACING,
+                      "sector: fewest cold misses a spacing estimate needs");
     mt_note_threshold(c, "MT_MIN_SPACING_SUPPORT", MT_MIN_SPACING_SUPPORT,
                       "sector: share of miss gaps that must equal the modal gap");
     mt_note_threshold(c, "MT_LINE_RATIO_TOLERANCE", MT_LINE_RATIO_TOLERANCE,
