@@ -9,13 +9,6 @@
 
 #include "probe_internal.h"
 
-mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
-                         mt_spacing *sp);
-mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
-                              uint32_t warm, double *lat, mt_stats *st);
-
-static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
-
 /* Fine samples of one warm chain: the reference that defines a hit. */
 static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double *thr,
                              double *median)
@@ -79,7 +72,7 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_line(c, MT_CACHE_CONST_L1, MT_PATH_CONSTANT, s1->size, cap.confidence,
                                s1->sector, 0, limit, 0, NAN)) != MT_OK)
         return err;
-    uint64_t fp_hit = rdown(s1->size / 2, s1->sector);
+    uint64_t fp_hit = mt_round_down(s1->size / 2, s1->sector);
     if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp_hit, s1->sector, 1, &s1->latency,
                                       NULL)) != MT_OK)
         return err;
@@ -92,7 +85,7 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     /* 3x the L1: every element of an LRU L1 is evicted before it comes
      * back, while the chain still fits an L1.5 of 4x the L1 or more (the
      * thesis' GPUs: 16x). */
-    uint64_t thrash = rdown(3 * s1->size, l1_unit);
+    uint64_t thrash = mt_round_down(3 * s1->size, l1_unit);
     if (thrash + l1_unit > limit) {
         r15->size = mt_find_bound(0, "B", "pchase", 0.5, "constant L1 fills the bank");
         return MT_OK;
@@ -148,7 +141,7 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
         if (st < l1_unit)
             st = l1_unit;
         double l2lat;
-        uint64_t fp = rdown(limit, st);
+        uint64_t fp = mt_round_down(limit, st);
         if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp, st, 1, &l2lat, NULL)) != MT_OK)
             return err;
         r15->miss_penalty = mt_find_value(l2lat - s15->latency, "cycles", MT_SRC_MEASURED,

@@ -55,6 +55,21 @@ mt_err mt_run_fine(mt_probe_ctx *c, const mt_experiment *e, double **x, size_t *
 /* Aggregate per-load latency with loop overhead removed. */
 double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_result *r);
 
+/* v rounded down to a multiple of m (footprints must be whole strides). */
+static inline uint64_t mt_round_down(uint64_t v, uint64_t m)
+{
+    return m ? v / m * m : v;
+}
+
+/* Path that reaches a logical cache (probe_l1.c). */
+mt_path mt_cache_path(mt_cache_id id);
+/* Fill unit: spacing of the misses of a cold stride-4 chain (probe_l1.c). */
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
+                         mt_spacing *sp);
+/* Median per-load latency of aggregate chases, loop overhead removed (probe_l1.c). */
+mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
+                              uint32_t warm, double *lat, mt_stats *st);
+
 /* ---- classification ---- */
 /* Hit threshold from an all-hit reference: median + max(MT_MIN_CLASS_GAP_CYCLES,
  * MT_HIT_MARGIN_MADS robust standard deviations). */

@@ -21,8 +21,6 @@
 #define LATENCY_REPS 3
 #define L1_SEARCH_LIMIT (4ull << 20) /* no L1-level cache is near 4 MiB */
 
-mt_path mt_cache_path(mt_cache_id id);
-
 mt_path mt_cache_path(mt_cache_id id)
 {
     switch (id) {
@@ -84,8 +82,6 @@ out:
 
 /* Sector (fill granularity): a cold stride-4 chain misses once per sector. */
 mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
-                         mt_spacing *sp);
-mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
                          mt_spacing *sp)
 {
     mt_experiment e = mt_exp(p, footprint, 4, 0, footprint / 4, MT_MODE_FINE);
@@ -102,8 +98,6 @@ mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint
 }
 
 /* Median per-load latency of LATENCY_REPS aggregate chases (loop overhead removed). */
-mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
-                              uint32_t warm, double *lat, mt_stats *st);
 mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
                               uint32_t warm, double *lat, mt_stats *st)
 {
@@ -125,11 +119,6 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
     if (st)
         *st = mt_describe(v, LATENCY_REPS);
     return MT_OK;
-}
-
-static uint64_t round_down(uint64_t v, uint64_t m)
-{
-    return m ? v / m * m : v;
 }
 
 mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
@@ -206,7 +195,7 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     uint64_t fp = s->size ? s->size / 2 : 4096;
     if (fp > 16384)
         fp = 16384;
-    fp = round_down(fp, s->sector);
+    fp = mt_round_down(fp, s->sector);
     double lat;
     mt_progress(c, "%s hit latency", pn);
     if ((err = mt_measure_agg_latency(c, p, fp, s->sector, 1, &lat, NULL)) != MT_OK)
@@ -228,7 +217,7 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
             big = 2 * s->size;
         if (c->dev.path_limit_bytes[p] && big > c->dev.path_limit_bytes[p])
             big = c->dev.path_limit_bytes[p];
-        big = round_down(big, stride);
+        big = mt_round_down(big, stride);
         double miss_lat;
         mt_progress(c, "%s miss penalty", pn);
         if ((err = mt_measure_agg_latency(c, p, big, stride, 1, &miss_lat, NULL)) != MT_OK)

@@ -7,11 +7,6 @@
 
 #include "probe_internal.h"
 
-mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
-                         mt_spacing *sp);
-mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
-                              uint32_t warm, double *lat, mt_stats *st);
-
 #define L2_HIT_FOOTPRINT (4ull << 20)
 #define L2_HIT_STRIDE 128u
 /* A latency class holding between these shares of the loads is a far
@@ -21,15 +16,13 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
  * most this share of the driver's L2 size (a whole L2 measures ~100%). */
 #define PARTITION_MAX_SHARE 0.75
 
-static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
-
 /* Warm chain resident in the L2: its fine samples split into a near and a far
  * class when the L2 has partitions with different distances to this SM. */
 static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *rep)
 {
     uint64_t fp = L2_HIT_FOOTPRINT; /* well inside one partition of up to 16 */
     if (c->dev.l2_bytes && fp > c->dev.l2_bytes / 16)
-        fp = rdown(c->dev.l2_bytes / 16, L2_HIT_STRIDE);
+        fp = mt_round_down(c->dev.l2_bytes / 16, L2_HIT_STRIDE);
     uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
     mt_experiment e = mt_exp(MT_PATH_GLOBAL_CG, fp, L2_HIT_STRIDE, 1, cap, MT_MODE_FINE);
     e.sm = 0;
@@ -97,7 +90,7 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     if (err != MT_OK)
         return err;
     /* Aggregate latency over the same kind of chain: the mean over partitions. */
-    uint64_t fp = c->dev.l2_bytes / 8 < (1u << 20) ? rdown(c->dev.l2_bytes / 8, 128) : (1u << 20);
+    uint64_t fp = c->dev.l2_bytes / 8 < (1u << 20) ? mt_round_down(c->dev.l2_bytes / 8, 128) : (1u << 20);
     if ((err = mt_measure_agg_latency(c, MT_PATH_GLOBAL_CG, fp, 128, 1, &s->latency, NULL)) != MT_OK)
         return err;
     s->agg_latency = s->latency;
@@ -128,9 +121,9 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     if (!l2 || (lim && lim < 2 * l2))
         return MT_OK;
     mt_cap_request q = {
-        .path = MT_PATH_GLOBAL_CG, .stride = s->sector, .start = rdown(l2 / 16, s->sector),
-        .limit = rdown(lim && lim < 4 * l2 ? lim : 4 * l2, s->sector),
-        .granule = rdown(l2 / 256, s->sector), .ref_footprint = rdown(l2 / 32, s->sector),
+        .path = MT_PATH_GLOBAL_CG, .stride = s->sector, .start = mt_round_down(l2 / 16, s->sector),
+        .limit = mt_round_down(lim && lim < 4 * l2 ? lim : 4 * l2, s->sector),
+        .granule = mt_round_down(l2 / 256, s->sector), .ref_footprint = mt_round_down(l2 / 32, s->sector),
         .hit_threshold = s->hit_threshold, .max_rounds = 2, .quick = 1,
     };
     mt_cap_result small;

@@ -13,8 +13,6 @@
 
 #include "probe_internal.h"
 
-static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
-
 /* Candidate strides.  Preferred, all >= 256 B (no GPU cache line is larger)
  * and >= 4 sectors: 2^k (spreads over hashed sets) and the two smallest odd
  * multiples of the sector above it with no factor 3, 5 or 7 (they spread
@@ -95,14 +93,14 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         uint64_t ref = ref_el * (uint64_t)s;
         if (ref_el >= cap / sector || ref + s > limit)
             continue;
-        uint64_t start = rdown(cap > ref + s ? cap : ref + s, s);
+        uint64_t start = mt_round_down(cap > ref + s ? cap : ref + s, s);
         uint64_t lim = (uint64_t)((double)expect * (s <= 3 * sector ? 1.05 : 1.3));
         if (lim > limit)
             lim = limit;
-        uint64_t gran = rdown(cap / 64, s);
+        uint64_t gran = mt_round_down(cap / 64, s);
         mt_cap_request q = {
-            .path = path, .stride = s, .start = start, .limit = rdown(lim, s),
-            .granule = gran < s ? s : gran, .ref_footprint = rdown(ref, s),
+            .path = path, .stride = s, .start = start, .limit = mt_round_down(lim, s),
+            .granule = gran < s ? s : gran, .ref_footprint = mt_round_down(ref, s),
             .hit_threshold = hit_threshold, .max_rounds = max_rounds, .quick = 1,
         };
         mt_cap_result r;

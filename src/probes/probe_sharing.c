@@ -11,17 +11,13 @@
 
 #include "probe_internal.h"
 
-mt_path mt_cache_path(mt_cache_id id);
-
 #define SLICE_WARPS 16 /* warps 1..15 tested against warp 0: 4 schedulers x 4 */
 
 static const mt_cache_id l1_level[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
 
-static uint64_t rdown(uint64_t v, uint64_t m) { return v / m * m; }
-
 static uint64_t fill_footprint(const mt_cache_state *s)
 {
-    uint64_t fp = rdown((uint64_t)((double)s->size * MT_SHARING_FILL), s->sector);
+    uint64_t fp = mt_round_down((uint64_t)((double)s->size * MT_SHARING_FILL), s->sector);
     return fp < s->sector ? s->sector : fp;
 }
 
@@ -45,7 +41,7 @@ static mt_experiment pair_exp(const mt_probe_ctx *c, mt_cache_id a, int ta, mt_c
         e.chain[1].offset = (fa + 65535) / 65536 * 65536;
         uint64_t lim = c->dev.path_limit_bytes[e.chain[1].path];
         if (lim && e.chain[1].offset + fb > lim) /* constant bank: pack tighter */
-            e.chain[1].offset = rdown(lim - fb, 256);
+            e.chain[1].offset = mt_round_down(lim - fb, 256);
     }
     return e;
 }

@@ -4,9 +4,6 @@
 
 #include "probe_internal.h"
 
-mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
-                              uint32_t warm, double *lat, mt_stats *st);
-
 /* The `none` path runs the timing code with no load: its fine samples are
  * what the clock reads and the dependent store add to every sample, its
  * aggregate per-load time is the loop overhead of the aggregate chase. */
