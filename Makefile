@@ -41,7 +41,12 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 
 B := build
-MODULES := core analysis sim report replay probes cli
+# Modules, each a folder of src/ and a static library (dependencies point
+# right to left in LIB_ORDER below).
+MODULES := core backend topology analysis sim report recording probes cli
+
+# The default goal: the tool itself (this rule must stay the first one).
+all: $(B)/memtopo
 
 # One static library per module so each test links only what it needs.
 define module_rules
@@ -60,29 +65,58 @@ PRESET_SPECS := $(sort $(wildcard presets/*.spec))
 $(B)/gen/presets.c: $(PRESET_SPECS) tools/embed_presets.sh
 	@mkdir -p $(@D)
 	sh tools/embed_presets.sh $@ $(PRESET_SPECS)
-$(B)/obj/gen/presets.o: $(B)/gen/presets.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc -c $< -o $@
-$(B)/san/gen/presets.o: $(B)/gen/presets.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Isrc -c $< -o $@
 sim_OBJ += $(B)/obj/gen/presets.o
 sim_SOBJ += $(B)/san/gen/presets.o
 $(B)/libmt_sim.a: $(B)/obj/gen/presets.o
 $(B)/san/libmt_sim.a: $(B)/san/gen/presets.o
 
+# Registries (tools/gen_registry.sh): every `const mt_probe_desc X = ...`
+# in src/probes and every `const mt_backend_entry X = ...` in a backend
+# source that is built.  Adding a probe or a backend is adding a file.
+BACKEND_SRC_NOCUDA := $(sort $(wildcard src/sim/*.c src/recording/*.c))
+ifneq ($(NVCC),)
+BACKEND_SRC := $(BACKEND_SRC_NOCUDA) $(sort $(wildcard src/cuda/*.c))
+else
+BACKEND_SRC := $(BACKEND_SRC_NOCUDA)
+endif
+$(B)/gen/probe_registry.c: $(probes_SRC) tools/gen_registry.sh
+	@mkdir -p $(@D)
+	sh tools/gen_registry.sh $@ mt_probe_desc mt_probe_registry probes/probe.h $(sort $(probes_SRC))
+$(B)/gen/backend_registry.c: $(BACKEND_SRC) tools/gen_registry.sh
+	@mkdir -p $(@D)
+	sh tools/gen_registry.sh $@ mt_backend_entry mt_backend_registry backend/backend.h $(BACKEND_SRC)
+$(B)/gen/backend_registry_nocuda.c: $(BACKEND_SRC_NOCUDA) tools/gen_registry.sh
+	@mkdir -p $(@D)
+	sh tools/gen_registry.sh $@ mt_backend_entry mt_backend_registry backend/backend.h $(BACKEND_SRC_NOCUDA)
+$(B)/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -c $< -o $@
+$(B)/san/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -Isrc -c $< -o $@
+probes_OBJ += $(B)/obj/gen/probe_registry.o
+probes_SOBJ += $(B)/san/gen/probe_registry.o
+$(B)/libmt_probes.a: $(B)/obj/gen/probe_registry.o
+$(B)/san/libmt_probes.a: $(B)/san/gen/probe_registry.o
+# The backend registry goes with the CLI, the composition root: the optimised
+# build lists cuda when nvcc built it, the sanitized build (no CUDA) does not.
+$(B)/libmt_cli.a: $(B)/obj/gen/backend_registry.o
+$(B)/san/libmt_cli.a: $(B)/san/gen/backend_registry_nocuda.o
+cli_OBJ += $(B)/obj/gen/backend_registry.o
+cli_SOBJ += $(B)/san/gen/backend_registry_nocuda.o
+
 # Link order: dependents first.
-LIB_ORDER := cli probes replay report sim analysis core
+LIB_ORDER := cli probes recording report sim analysis topology backend core
 ALL_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/libmt_$(m).a)
 SAN_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/san/libmt_$(m).a)
 
+# The CUDA backend: every .c and .cu of src/cuda, only when nvcc exists.
 ifneq ($(NVCC),)
-CUDA_OBJ := $(B)/obj/cuda/backend_cuda.o $(B)/obj/cuda/kernels.o
+CUDA_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(wildcard src/cuda/*.c)) \
+            $(patsubst src/%.cu,$(B)/obj/%.o,$(wildcard src/cuda/*.cu))
 else
-CUDA_OBJ := $(B)/obj/cuda_stub/backend_cuda_stub.o
+CUDA_OBJ :=
 endif
-
-all: $(B)/memtopo
 
 $(B)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -101,26 +135,30 @@ $(B)/memtopo: $(B)/obj/main.o $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 # Sanitized binary: sim/replay only (ASan and the CUDA runtime do not mix well).
-$(B)/san/memtopo: $(B)/san/main.o $(SAN_LIBS) $(B)/san/cuda_stub/backend_cuda_stub.o
+$(B)/san/memtopo: $(B)/san/main.o $(SAN_LIBS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 # ---- tests ----------------------------------------------------------------
 # tests/test_<module>_*.c links the libraries listed for <module>.
-TEST_LIBS_analysis := analysis core
-TEST_LIBS_core     := core
-TEST_LIBS_sim      := sim core
-TEST_LIBS_report   := report analysis core
-TEST_LIBS_replay   := replay report sim analysis core
-TEST_LIBS_probes   := probes replay report sim analysis core
-TEST_LIBS_e2e      := cli probes replay report sim analysis core
+TEST_LIBS_analysis  := analysis core
+TEST_LIBS_core      := core
+TEST_LIBS_backend   := backend core
+TEST_LIBS_topology  := topology backend core
+TEST_LIBS_sim       := sim backend core
+TEST_LIBS_report    := report topology analysis backend core
+TEST_LIBS_recording := recording report sim topology analysis backend core
+TEST_LIBS_cuda      := backend core
+TEST_LIBS_probes    := probes recording report sim topology analysis backend core
+TEST_LIBS_e2e       := cli probes recording report sim topology analysis backend core
+TEST_LIBS_cli       := cli probes recording report sim topology analysis backend core
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 test_module = $(word 2,$(subst _, ,$(notdir $(1))))
 
 .SECONDEXPANSION:
-$(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)/san/libmt_$$(m).a) $(B)/san/cuda_stub/backend_cuda_stub.o
+$(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)/san/libmt_$$(m).a) $$(TEST_EXTRA_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(B)/san/cuda_stub/backend_cuda_stub.o $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
 test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo
 	@bash tests/run_all.sh $(TEST_BINS)
@@ -151,11 +189,11 @@ $(B)/capscan: tools/capscan.c $(ALL_LIBS) $(CUDA_OBJ)
 # ---- CUDA backend self-test (needs nvcc; links core + the cuda objects
 # only, so it builds on a machine without jansson/cmocka) --------------------
 ifneq ($(NVCC),)
-# nvcc gets no -MMD: name the header the kernels and host code share.
-$(B)/obj/cuda/kernels.o: src/cuda/kernels.h
-$(B)/cuda_selftest: tools/cuda_selftest.c $(B)/libmt_core.a $(CUDA_OBJ)
+# nvcc gets no -MMD: every kernel file depends on every header of src/cuda.
+$(patsubst src/%.cu,$(B)/obj/%.o,$(wildcard src/cuda/*.cu)): $(wildcard src/cuda/*.h)
+$(B)/cuda_selftest: tools/cuda_selftest.c $(B)/libmt_backend.a $(B)/libmt_core.a $(CUDA_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(B)/libmt_core.a -lm $(CUDA_LIBS)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(B)/libmt_backend.a $(B)/libmt_core.a -lm $(CUDA_LIBS)
 cuda-selftest: $(B)/cuda_selftest
 .PHONY: cuda-selftest
 endif

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "backend/backend.h"
-#include "core/chain.h"
+#include "backend/chain.h"
 #include "sim/sim.h"
 #include "sim/spec.h"
 

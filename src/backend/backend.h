@@ -1,18 +1,30 @@
-/* The backend interface: the only thing probes know about a GPU.
+/* The backend interface, version 2: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
- * batches of pointer-chase experiments, returning raw cycle samples.  Two
- * real backends exist (cuda, sim) plus two wrappers (record, replay).
+ * batches of experiments, returning raw cycle samples.  Backends: cuda (real
+ * GPUs), sim (a simulated GPU from a spec file), replay (answers from a
+ * recording) and record (a wrapper that keeps everything another backend
+ * measured).  Each one is a file (or folder) that defines one
+ * `const mt_backend_entry` (see the registry below); nothing else has to be
+ * edited to add one.
+ *
+ * Versioning: mt_backend_ops.api_version must equal MT_BACKEND_API_VERSION;
+ * what an implementation can run beyond the pointer chase is announced by
+ * mt_backend_ops.caps (MT_CAP_*), and an experiment of a kind the backend
+ * does not announce fails with MT_ERR_UNSUPPORTED.
  *
  * Batch semantics (all backends must honour them):
- *  - Experiments in one batch are independent.  A backend may run them
- *    concurrently on different SMs (one block per SM) when `exclusive` is 0.
- *    Experiments whose data lives in a GPU-wide level (L2, DRAM) set
- *    exclusive = 1 and are then run alone, so that no other SM disturbs the
- *    shared cache.
+ *  - Experiments in one batch are independent.  The BACKEND decides how to
+ *    pack them: probes only say where the data lives (scope).  SM-scope
+ *    experiments (data in SM-local levels) may run concurrently on different
+ *    SMs; GPU-scope experiments (data in the L2 or DRAM) run alone, so that
+ *    nothing else disturbs the shared level.  mt_device_info tells probes how
+ *    many SM-scope experiments one batch runs at once
+ *    (concurrent_experiments), so they can size a batch without knowing why.
  *  - Every experiment starts with cold caches for its own data: the sim
- *    resets its caches; the cuda backend flushes L2 before an experiment
- *    with warmup_laps == 0 and relies on L1 being invalidated per launch.
+ *    resets its caches; the cuda backend flushes the L2 before a GPU-scope
+ *    experiment with warmup_laps == 0 and relies on the L1 being invalidated
+ *    per launch.
  *  - With two chains the order is the thesis' sharing protocol: chain 0
  *    warms, chain 1 warms, chain 0 is measured, chain 1 is measured, each
  *    step run by its own thread (chain[i].thread) with the others idle.
@@ -23,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/device.h"
+#include "device.h"
 #include "../core/error.h"
 
 typedef enum {
@@ -58,23 +70,108 @@ typedef struct {
 
 #define MT_MAX_CHAINS 2
 
+/* What an experiment measures.  Zero is the pointer chase, so an experiment
+ * built before kinds existed still means what it meant. */
+typedef enum {
+    MT_KIND_CHASE = 0, /* dependent pointer chase over 1-2 chains (version 1's only kind) */
+    MT_KIND_SEQUENCE,  /* dependent loads of an explicit list of element indices */
+    MT_KIND_STREAM,    /* many warps per SM streaming a buffer: read, write or copy */
+    MT_KIND_BANKS,     /* one warp's shared-memory access pattern (bank conflicts) */
+    MT_KIND_CLUSTER,   /* blocks of one thread-block cluster reading each other's shared memory */
+    MT_KIND_COUNT
+} mt_exp_kind;
+
+/* Capability flags of a backend (mt_backend_ops.caps): one per kind. */
+#define MT_CAP_CHASE    (1u << MT_KIND_CHASE)
+#define MT_CAP_SEQUENCE (1u << MT_KIND_SEQUENCE)
+#define MT_CAP_STREAM   (1u << MT_KIND_STREAM)
+#define MT_CAP_BANKS    (1u << MT_KIND_BANKS)
+#define MT_CAP_CLUSTER  (1u << MT_KIND_CLUSTER)
+
+/* Where an experiment's data lives, which is all a backend needs to know to
+ * schedule it. */
+typedef enum {
+    MT_SCOPE_SM = 0, /* SM-local levels (L1, texture, constant, shared): may share a
+                        batch with other SM-scope experiments, each on its own SM */
+    MT_SCOPE_GPU     /* a GPU-wide level (L2, DRAM): runs alone */
+} mt_scope;
+
+/* MT_KIND_SEQUENCE: chain[0] lays out the elements exactly as for a chase
+ * (element k at chain[0].offset + k * stride, k < footprint / stride) and
+ * `index` lists the elements to load, in order, each load's address
+ * depending on the previous load's value (so they cannot overlap).  An
+ * element may appear any number of times, which a pointer chain cannot
+ * express: this is what replacement-policy tests need.  The first `untimed`
+ * entries are loaded without timing (to put the cache in a known state);
+ * the remaining `loads` = n - untimed entries are measured (fine: one sample
+ * each; aggregate: one total).  The index list itself never passes through
+ * the cache being measured (the cuda backend stages it in shared memory).
+ * n <= mt_device_info.max_sequence.  n_chains must be 1, order is ignored,
+ * warmup_laps must be 0 (warming is part of the list). */
 typedef struct {
+    const uint32_t *index; /* element indices; owned by the caller */
+    uint32_t n;            /* entries in index */
+    uint32_t untimed;      /* leading entries loaded without timing */
+} mt_sequence;
+
+/* MT_KIND_STREAM (defined here, implemented by the bandwidth issue): every
+ * thread of `blocks` x `threads` streams `bytes` of the chain[0] path's
+ * buffer `repeats` times with `vector_bytes`-wide accesses; the result is
+ * one sample per chain: cycles[0][0] = SM cycles of the slowest block,
+ * cycles[0][1] = nanoseconds of the whole launch (globaltimer). */
+typedef enum { MT_STREAM_READ = 0, MT_STREAM_WRITE, MT_STREAM_COPY } mt_stream_op;
+typedef struct {
+    mt_stream_op op;
+    uint32_t blocks, threads; /* 0 blocks: one per SM */
+    uint32_t vector_bytes;    /* 4, 8 or 16 */
+    uint64_t bytes;           /* bytes read (or written) per repeat, all blocks together */
+    uint32_t repeats;
+} mt_stream;
+
+/* MT_KIND_BANKS (implemented by the TLB/banks issue): one warp; thread t
+ * accesses shared-memory word `word_index[t]` (words of `word_bytes`, 4, 8
+ * or 16) `loads` times; one sample per load of thread 0: cycles of the warp
+ * instruction. */
+typedef struct {
+    uint32_t word_bytes;
+    uint32_t word_index[32];
+    uint32_t n_threads; /* 1..32 */
+} mt_banks;
+
+/* MT_KIND_CLUSTER (implemented by the bandwidth issue, Hopper and later):
+ * a cluster of `cluster_size` blocks; block 0 chases chain[0] laid out in
+ * the shared memory of block `target_rank` (distributed shared memory);
+ * samples as for a chase. */
+typedef struct {
+    uint32_t cluster_size; /* 2..16 */
+    uint32_t target_rank;
+} mt_cluster;
+
+typedef struct {
+    mt_exp_kind kind;
     mt_chain chain[MT_MAX_CHAINS];
-    int n_chains;          /* 1, or 2 for sharing / slices-per-SM tests */
+    int n_chains;          /* 1, or 2 for sharing / slices-per-SM tests (chase only) */
     mt_order order;
     uint32_t order_seed;   /* permutation seed for MT_ORDER_RANDOM */
     uint32_t warmup_laps;  /* full passes over each chain before measuring; 0 = cold */
     uint32_t loads;        /* loads measured per chain (continuing the chain) */
     mt_mode mode;
     int sm;                /* SM to run on, -1 = any */
-    int exclusive;         /* 1: run alone (data in a GPU-wide level) */
+    mt_scope scope;        /* where the data lives: decides how the backend packs it */
+    union {                /* the kind's own parameters (none for a chase) */
+        mt_sequence seq;
+        mt_stream stream;
+        mt_banks banks;
+        mt_cluster cluster;
+    } u;
 } mt_experiment;
 
 typedef struct {
     /* FINE: n[i] == loads, cycles[i][k] = cycles of load k of chain i, with the
      *       fine timer overhead still included (probes subtract it).
      * AGGREGATE: n[i] == 1, cycles[i][0] = total cycles for `loads` loads,
-     *       loop overhead still included. */
+     *       loop overhead still included.
+     * Other kinds: as their parameter struct says. */
     uint32_t *cycles[MT_MAX_CHAINS];
     uint32_t n[MT_MAX_CHAINS];
     int sm_ran; /* SM the experiment ran on (%smid), -1 if unknown */
@@ -82,15 +179,26 @@ typedef struct {
 
 void mt_result_free(mt_result *r);
 
+/* A chase experiment with one chain on thread 0, sequential order, any SM;
+ * scope from the path (cg data lives in the L2: GPU scope).  The one
+ * experiment builder of the project (probes, tools and tests use it). */
+mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
+                           uint32_t loads, mt_mode mode);
+
 /* Validates an experiment against a device's limits (stride alignment,
- * footprint within the path limit, loads within max_fine_loads...). */
+ * footprint within the path limit, loads within max_fine_loads, sequence
+ * indices within the chain...). */
 mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
                            mt_errinfo *ei);
 
 typedef struct mt_backend mt_backend;
 
+#define MT_BACKEND_API_VERSION 2
+
 typedef struct {
-    const char *name; /* "sim", "cuda", "replay", "record" */
+    unsigned api_version; /* MT_BACKEND_API_VERSION */
+    const char *name;     /* "sim", "cuda", "replay", "record" */
+    unsigned caps;        /* MT_CAP_* of the kinds run_batch accepts */
     mt_err (*get_info)(mt_backend *b, mt_device_info *out, mt_errinfo *ei);
     /* Runs n experiments; on success out[0..n-1] are filled (caller frees
      * with mt_result_free).  On failure nothing in out needs freeing. */
@@ -104,35 +212,58 @@ struct mt_backend {
     void *impl;
 };
 
-/* Convenience wrappers (NULL-safe destroy). */
+/* Convenience wrappers (NULL-safe destroy).  mt_backend_run refuses kinds
+ * the backend does not announce (MT_ERR_UNSUPPORTED) before calling it. */
 mt_err mt_backend_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei);
 mt_err mt_backend_run(mt_backend *b, const mt_experiment *exps, size_t n,
                       mt_result *out, mt_errinfo *ei);
 void mt_backend_destroy(mt_backend *b);
+/* 1 when b runs experiments of kind k. */
+int mt_backend_supports(const mt_backend *b, mt_exp_kind k);
 
-/* Constructors.  Each lives in its own file (backend_<name>.c). */
+/* ---- registry: name -> constructor ----
+ * Every backend file defines exactly one
+ *     const mt_backend_entry mt_backend_entry_<name> = { ... };
+ * at file scope; the build collects these definitions from the backend
+ * sources it compiles (tools/gen_registry.sh), so a backend that is not
+ * built (cuda without nvcc) is simply not in the registry. */
+typedef struct {
+    const char *target; /* sim: preset name or spec file; replay: directory;
+                           cuda: unused */
+    int device;         /* cuda: device ordinal */
+    int has_seed;       /* sim: replace the spec's noise seed */
+    uint64_t seed;
+} mt_backend_args;
 
-/* preset: a built-in preset name ("h100", "a100", ...) or a spec file path.
- * seed_override: if has_seed, replaces the spec's seed. */
-mt_err mt_backend_sim_open(const char *preset_or_file, int has_seed,
-                           uint64_t seed_override, mt_backend **out,
-                           mt_errinfo *ei);
-/* Fails with MT_ERR_NOT_BUILT when compiled without nvcc. */
-mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei);
-/* Reads a directory written by the record wrapper. */
-mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei);
-/* Wraps inner (takes ownership); everything measured is kept in memory and
- * written to dir by mt_record_flush (also called by destroy). */
+typedef struct {
+    const char *name;    /* "cuda", "sim", "replay" */
+    const char *summary; /* one line for --help and docs */
+    mt_err (*open)(const mt_backend_args *a, mt_backend **out, mt_errinfo *ei);
+} mt_backend_entry;
+
+/* NULL-terminated, in name order (generated: build/gen/registry.c). */
+extern const mt_backend_entry *const mt_backend_registry[];
+const mt_backend_entry *mt_backend_find(const char *name);
+/* Opens backend `name`; MT_ERR_NOT_BUILT when this binary has no such backend. */
+mt_err mt_backend_open(const char *name, const mt_backend_args *a, mt_backend **out,
+                       mt_errinfo *ei);
+
+/* Wraps inner (takes ownership on success); everything measured is kept in
+ * memory and written to dir by mt_record_flush (recording/recording.h). */
 mt_err mt_backend_record_wrap(mt_backend *inner, const char *dir,
                               mt_backend **out, mt_errinfo *ei);
-mt_err mt_record_flush(mt_backend *rec, mt_errinfo *ei);
 
 /* Hash of every parameter of an experiment, mixed into h0 (splitmix64): the
- * sim seeds an experiment's noise with it, the replay indexes recordings. */
+ * sim seeds an experiment's noise with it, the replay indexes recordings.
+ * For a chase it is the version-1 hash (scope GPU hashing as exclusive = 1),
+ * so recordings made before version 2 still replay; other kinds mix in the
+ * kind and their parameters. */
 uint64_t mt_hash_mix(uint64_t h, uint64_t v);
 uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e);
 
 const char *mt_path_name(mt_path p);          /* "ca", "cg", "nc", "tex", "const", "shared", "none" */
 int mt_path_from_name(const char *s, mt_path *out); /* 0 ok, -1 unknown */
+const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster" */
+int mt_kind_from_name(const char *s, mt_exp_kind *out);
 
 #endif

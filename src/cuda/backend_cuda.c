@@ -33,7 +33,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../backend/backend.h"
-#include "../core/chain.h"
+#include "../backend/chain.h"
 #include "backend_cuda.h"
 #include "kernels.h"
 

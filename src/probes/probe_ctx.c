@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/chain.h"
+#include "../backend/chain.h"
 #include "probe_internal.h"
 
 void mt_progress(mt_probe_ctx *c, const char *fmt, ...)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/chain.h"
+#include "../backend/chain.h"
 #include "../core/rng.h"
 #include "cache.h"
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/device.h"
+#include "../backend/device.h"
 #include "../core/error.h"
 
 /* Hard limits that keep a typo in a spec from exhausting host memory or

@@ -1,6 +1,6 @@
 #include "chain.h"
 
-#include "rng.h"
+#include "../core/rng.h"
 
 uint64_t mt_chain_elements(const mt_chain *c)
 {

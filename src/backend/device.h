@@ -35,6 +35,12 @@ typedef struct {
     uint64_t path_limit_bytes[MT_NUM_PATHS]; /* largest chain footprint per path */
     uint32_t max_fine_loads;       /* largest `loads` in MT_MODE_FINE */
     int max_threads_per_experiment;/* largest chain thread index + 1 */
+    /* Scheduling facts the backend states so probes never assume them:
+     * how many SM-scope experiments of one batch run at the same time (the
+     * cuda backend: one per SM; the sim: as many as the GPU has SMs), and
+     * the longest MT_KIND_SEQUENCE index list. */
+    int concurrent_experiments;
+    uint32_t max_sequence;
 } mt_device_info;
 
 #endif

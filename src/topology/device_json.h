@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "../core/device.h"
+#include "../backend/device.h"
 #include "../core/error.h"
 
 /* New reference, or NULL when out of memory. */

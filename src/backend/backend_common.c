@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/backend.h"
+#include "backend.h"
 #include "chain.h"
-#include "rng.h"
+#include "../core/rng.h"
 
 static const char *const path_names[MT_PATH_COUNT] = {
     "ca", "cg", "nc", "tex", "const", "shared", "none",

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backend/backend.h"
+#include "backend.h"
 
 /* Number of elements: footprint / stride (at least 1). */
 uint64_t mt_chain_elements(const mt_chain *c);

@@ -1,0 +1,162 @@
+/* The topology model: what a run found, as data.
+ *
+ * A topology is the device (as the driver describes it), the run's
+ * provenance, and a list of OBJECTS (caches, memories, later TLBs, links and
+ * GPUs), each holding a list of NAMED FINDINGS.  A finding is a value, a
+ * lower bound, a range, "absent", a category (text) or a set of other
+ * objects, with its unit, source, method, confidence and a note.  Renderers
+ * (src/report) and the JSON writer/reader (topology_json.h) walk this list,
+ * so a probe that adds a finding needs no change anywhere else.
+ *
+ * Pure data: no I/O here (the JSON reader/writer is in topology_json.c), no
+ * printing, no globals.  Every function that can fail returns an mt_err. */
+#ifndef MT_TOPOLOGY_H
+#define MT_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend/device.h"
+#include "../core/error.h"
+
+typedef enum {
+    MT_FIND_NONE = 0,   /* declared but not measured (a probe could not tell) */
+    MT_FIND_VALUE,      /* value */
+    MT_FIND_LOWER_BOUND,/* > lo : the measurement hit a limit */
+    MT_FIND_RANGE,      /* within [lo, hi] */
+    MT_FIND_ABSENT,     /* measured and found not to exist (e.g. L1 does not cache global loads) */
+    MT_FIND_TEXT,       /* a category: text ("LRU", "xor of bits 7,12") */
+    MT_FIND_SET         /* a set of objects: text holds their keys, comma-separated ("texture,readonly") */
+} mt_finding_kind;
+
+typedef enum {
+    MT_SRC_MEASURED = 0,
+    MT_SRC_DRIVER,      /* a driver/device attribute query (or the sim spec's equivalent) */
+    MT_SRC_DERIVED      /* computed from other findings by a derivation step */
+} mt_source;
+
+typedef struct {
+    mt_finding_kind kind;
+    mt_source source;
+    double value;       /* VALUE */
+    double lo, hi;      /* LOWER_BOUND uses lo; RANGE uses both */
+    char text[192];     /* TEXT, SET */
+    char unit[16];      /* "B", "cycles", "count", "bool", "" */
+    char method[64];    /* short id, e.g. "pchase-fine+opt+ks" (see docs/method.md) */
+    double confidence;  /* 0..1, see docs/method.md for how each is computed */
+    char note[256];     /* thresholds used, caveats */
+} mt_finding;
+
+#define MT_NAME_LEN 32
+#define MT_LABEL_LEN 64
+
+typedef struct {
+    char name[MT_NAME_LEN];   /* machine key: "size", "partition_size" (JSON key, digests) */
+    char label[MT_LABEL_LEN]; /* human label: "size", "partition size (measured)" */
+    mt_finding f;
+} mt_named_finding;
+
+typedef enum {
+    MT_OBJ_GPU = 0, /* the GPU itself: timer and loop overheads, later clocks */
+    MT_OBJ_CACHE,
+    MT_OBJ_MEMORY,  /* shared memory, DRAM */
+    MT_OBJ_TLB,
+    MT_OBJ_LINK,
+    MT_OBJ_TYPE_COUNT
+} mt_object_type;
+
+/* Object flags. */
+#define MT_OBJ_IN_TABLE  (1u << 0) /* a row of the text report's cache table */
+#define MT_OBJ_SHAREABLE (1u << 1) /* may share one physical cache with other objects:
+                                      with no "shared_with" finding the table shows "?" */
+
+typedef struct {
+    char key[24];       /* "l1d", "l2", "gpu" (JSON key, --only names where a probe matches) */
+    char name[32];      /* "L1 Data" */
+    char abbrev[8];     /* "L1D": for "shared with" cells */
+    mt_object_type type;
+    unsigned flags;
+    bool probed;        /* a probe measured this object in this run */
+    mt_named_finding *findings; /* in the order they were first set */
+    size_t n_findings, cap_findings;
+} mt_object;
+
+#define MT_MAX_THRESHOLDS 64
+typedef struct {
+    char name[48];
+    double value;
+    char why[160];
+} mt_threshold;
+
+#define MT_MAX_PROBE_TIMES 48
+typedef struct {
+    char probe[24];
+    double seconds;
+    unsigned experiments;
+} mt_probe_time;
+
+typedef struct {
+    char tool_version[32];
+    char command_line[512];
+    char time_utc[32];       /* ISO 8601 */
+    char source[16];         /* "cuda", "sim", "replay" */
+    char replay_of[256];     /* directory when replayed */
+    char error[384];         /* non-empty when the run stopped early: what failed */
+    char probes_missing[256];/* requested probes a replayed recording lacks, comma-separated */
+} mt_provenance;
+
+typedef struct {
+    mt_device_info dev;
+    mt_provenance prov;
+    mt_object *objects;      /* in the order they were added (the report's order) */
+    size_t n_objects, cap_objects;
+    mt_threshold thresholds[MT_MAX_THRESHOLDS];
+    int n_thresholds;
+    mt_probe_time times[MT_MAX_PROBE_TIMES];
+    int n_times;
+    double total_seconds;
+    unsigned total_experiments;
+} mt_topology;
+
+/* A zeroed topology with no objects; NULL when out of memory. */
+mt_topology *mt_topology_new(void);
+/* NULL-safe. */
+void mt_topology_free(mt_topology *t);
+
+/* The object with this key, created (with these name, abbrev, type and
+ * flags) if it does not exist yet; an existing object keeps its own.
+ * NULL only when out of memory or the key is empty or too long. */
+mt_object *mt_topology_add_object(mt_topology *t, const char *key, const char *name,
+                                  const char *abbrev, mt_object_type type, unsigned flags);
+/* The object with this key, or NULL. */
+mt_object *mt_topology_object(const mt_topology *t, const char *key);
+
+/* Sets (adds, or replaces in place keeping its position) finding `name` of
+ * o.  label NULL keeps an existing label (or uses the name).  MT_ERR_NOMEM,
+ * or MT_ERR_INVALID_ARG for an empty or too long name. */
+mt_err mt_object_set(mt_object *o, const char *name, const char *label, const mt_finding *f);
+/* The finding, or NULL when the object has none of that name. */
+const mt_finding *mt_object_get(const mt_object *o, const char *name);
+/* Removes a finding (no-op when absent). */
+void mt_object_remove(mt_object *o, const char *name);
+/* Shorthand: finding `name` of object `key`, NULL when either is missing. */
+const mt_finding *mt_topology_get(const mt_topology *t, const char *key, const char *name);
+/* The finding's value when it is a VALUE, else `otherwise`. */
+double mt_finding_value_or(const mt_finding *f, double otherwise);
+
+/* Adds a threshold (once per name; later calls with the same name are
+ * ignored; beyond MT_MAX_THRESHOLDS MT_ERR_INVALID_ARG). */
+mt_err mt_topology_note_threshold(mt_topology *t, const char *name, double value,
+                                  const char *why);
+
+/* Names of enum values as the JSON report spells them, and back. */
+const char *mt_source_name(mt_source s);               /* "measured", "driver", "derived" */
+int mt_source_from_name(const char *s, mt_source *out);/* 0 ok, -1 unknown */
+const char *mt_finding_kind_name(mt_finding_kind k);   /* "none", "value", "lower_bound",
+                                                          "range", "absent", "text", "set" */
+int mt_finding_kind_from_name(const char *s, mt_finding_kind *out);
+const char *mt_object_type_name(mt_object_type t);     /* "gpu", "cache", "memory", "tlb", "link" */
+int mt_object_type_from_name(const char *s, mt_object_type *out);
+
+#endif
