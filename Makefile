@@ -82,6 +82,9 @@ endif
 $(B)/gen/probe_registry.c: $(probes_SRC) tools/gen_registry.sh
 	@mkdir -p $(@D)
 	sh tools/gen_registry.sh $@ mt_probe_desc mt_probe_registry probes/probe.h $(sort $(probes_SRC))
+$(B)/gen/derivation_registry.c: $(probes_SRC) tools/gen_registry.sh
+	@mkdir -p $(@D)
+	sh tools/gen_registry.sh $@ mt_derivation_desc mt_derivation_registry probes/probe.h $(sort $(probes_SRC))
 $(B)/gen/backend_registry.c: $(BACKEND_SRC) tools/gen_registry.sh
 	@mkdir -p $(@D)
 	sh tools/gen_registry.sh $@ mt_backend_entry mt_backend_registry backend/backend.h $(BACKEND_SRC)
@@ -94,16 +97,15 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c
 $(B)/san/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -c $< -o $@
-probes_OBJ += $(B)/obj/gen/probe_registry.o
-probes_SOBJ += $(B)/san/gen/probe_registry.o
-$(B)/libmt_probes.a: $(B)/obj/gen/probe_registry.o
-$(B)/san/libmt_probes.a: $(B)/san/gen/probe_registry.o
-# The backend registry goes with the CLI, the composition root: the optimised
+probes_OBJ += $(B)/obj/gen/probe_registry.o $(B)/obj/gen/derivation_registry.o
+probes_SOBJ += $(B)/san/gen/probe_registry.o $(B)/san/gen/derivation_registry.o
+$(B)/libmt_probes.a: $(B)/obj/gen/probe_registry.o $(B)/obj/gen/derivation_registry.o
+$(B)/san/libmt_probes.a: $(B)/san/gen/probe_registry.o $(B)/san/gen/derivation_registry.o
+# The backend registry is linked as an object into the programs (it refers
+# to every backend, so it cannot sit in one module's library): the optimised
 # build lists cuda when nvcc built it, the sanitized build (no CUDA) does not.
-$(B)/libmt_cli.a: $(B)/obj/gen/backend_registry.o
-$(B)/san/libmt_cli.a: $(B)/san/gen/backend_registry_nocuda.o
-cli_OBJ += $(B)/obj/gen/backend_registry.o
-cli_SOBJ += $(B)/san/gen/backend_registry_nocuda.o
+REG_OBJ  := $(B)/obj/gen/backend_registry.o
+SREG_OBJ := $(B)/san/gen/backend_registry_nocuda.o
 
 # Link order: dependents first.
 LIB_ORDER := cli probes recording report sim analysis topology backend core
@@ -131,11 +133,11 @@ $(B)/obj/cuda/%.o: src/cuda/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(CUDA_HOME)/include -MMD -MP -c $< -o $@
 
-$(B)/memtopo: $(B)/obj/main.o $(ALL_LIBS) $(CUDA_OBJ)
-	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
+$(B)/memtopo: $(B)/obj/main.o $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
+	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 # Sanitized binary: sim/replay only (ASan and the CUDA runtime do not mix well).
-$(B)/san/memtopo: $(B)/san/main.o $(SAN_LIBS)
+$(B)/san/memtopo: $(B)/san/main.o $(SREG_OBJ) $(SAN_LIBS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 # ---- tests ----------------------------------------------------------------
@@ -151,6 +153,8 @@ TEST_LIBS_cuda      := backend core
 TEST_LIBS_probes    := probes recording report sim topology analysis backend core
 TEST_LIBS_e2e       := cli probes recording report sim topology analysis backend core
 TEST_LIBS_cli       := cli probes recording report sim topology analysis backend core
+# Tests that open backends by name link the (sanitized, CUDA-free) registry.
+TEST_EXTRA_test_e2e_presets := $(SREG_OBJ)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 test_module = $(word 2,$(subst _, ,$(notdir $(1))))
@@ -180,8 +184,8 @@ clean:
 	rm -rf $(B)
 
 # Developer tool (tools/capscan.c): capacities at many strides.
-$(B)/capscan: tools/capscan.c $(ALL_LIBS) $(CUDA_OBJ)
-	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
+$(B)/capscan: tools/capscan.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 .PHONY: all test bench clean deps
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

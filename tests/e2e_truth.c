@@ -109,6 +109,31 @@ static int latency_ok(const mt_finding *f, double want, const char *what, char *
                     f->value);
 }
 
+/* Finding `name` of object `key`; a missing one reads as kind none. */
+static const mt_finding *F(const mt_topology *t, const char *key, const char *name)
+{
+    static const mt_finding none;
+    const mt_finding *f = mt_topology_get(t, key, name);
+    return f ? f : &none;
+}
+
+/* The "shared_with" set of a cache as a bitmask of mt_cache_id. */
+static uint32_t shared_mask(const mt_topology *t, const char *key)
+{
+    const mt_finding *f = F(t, key, "shared_with");
+    uint32_t m = 0;
+    if (f->kind != MT_FIND_SET)
+        return 0;
+    for (int id = 0; id < MT_CACHE_COUNT; id++) {
+        const char *k = mt_cache_key((mt_cache_id)id);
+        size_t n = strlen(k);
+        for (const char *p = f->text; (p = strstr(p, k)) != NULL; p += n)
+            if ((p == f->text || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+                m |= 1u << id;
+    }
+    return m;
+}
+
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
     mt_truth_cache truth[MT_CACHE_COUNT];
@@ -125,19 +150,21 @@ int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t
     for (size_t i = 0; i < sizeof l1 / sizeof *l1; i++) {
         mt_cache_id id = l1[i];
         const mt_truth_cache *tr = &truth[id];
-        const mt_cache_report *r = &t->cache[id];
         const char *nm = mt_cache_key(id);
+        const mt_finding *size = F(t, nm, "size"), *sector = F(t, nm, "sector");
+        const mt_finding *line = F(t, nm, "line"), *latency = F(t, nm, "latency");
+        const mt_finding *per_sm = F(t, nm, "per_sm");
         char what[64];
         if (!tr->present) {
-            if ((id == MT_CACHE_L1D || id == MT_CACHE_CONST_L15) && r->size.kind != MT_FIND_ABSENT)
-                bad += complain(msg, cap, "%s: want absent, got kind %d\n", nm, r->size.kind);
+            if ((id == MT_CACHE_L1D || id == MT_CACHE_CONST_L15) && size->kind != MT_FIND_ABSENT)
+                bad += complain(msg, cap, "%s: want absent, got kind %d\n", nm, size->kind);
             continue;
         }
         uint64_t limit = dev.path_limit_bytes[path_of[i]];
         snprintf(what, sizeof what, "%s size", nm);
-        bad += size_ok(&r->size, tr, limit, what, msg, cap);
+        bad += size_ok(size, tr, limit, what, msg, cap);
         snprintf(what, sizeof what, "%s sector", nm);
-        bad += exact(&r->sector, tr->sector, what, msg, cap);
+        bad += exact(sector, tr->sector, what, msg, cap);
         bool beyond = limit && tr->size > limit;
         /* A constant L1.5 with no more lines than the L1 cannot show its line
          * through capacity: every chain it holds also fits the L1.  Only a
@@ -147,35 +174,35 @@ int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t
             beyond = true;
         snprintf(what, sizeof what, "%s line", nm);
         if (!beyond)
-            bad += exact(&r->line, tr->line, what, msg, cap);
-        else if (!(r->line.kind == MT_FIND_RANGE && r->line.lo <= tr->line && tr->line <= r->line.hi))
+            bad += exact(line, tr->line, what, msg, cap);
+        else if (!(line->kind == MT_FIND_RANGE && line->lo <= tr->line && tr->line <= line->hi))
             bad += complain(msg, cap, "%s: want a range holding %u\n", what, tr->line);
-        bad += latency_ok(&r->latency, tr->latency, nm, msg, cap);
+        bad += latency_ok(latency, tr->latency, nm, msg, cap);
         if (id <= MT_CACHE_RO || id == MT_CACHE_CONST_L1) {
             snprintf(what, sizeof what, "%s slices", nm);
-            bad += exact(&r->per_sm, tr->slices, what, msg, cap);
+            bad += exact(per_sm, tr->slices, what, msg, cap);
         }
         if (id <= MT_CACHE_RO) {
-            uint32_t got = r->shared_with & ~(1u << id);
+            uint32_t got = shared_mask(t, nm) & ~(1u << id);
             if (got != shared[id])
                 bad += complain(msg, cap, "%s shared_with: want 0x%x got 0x%x\n", nm, shared[id], got);
         }
     }
-    bad += exact(&t->l1_caches_global, truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
+    bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
-    bad += exact(&t->cache[MT_CACHE_L2].sector, l2->sector, "l2 sector", msg, cap);
-    bad += exact(&t->cache[MT_CACHE_L2].line, l2->line, "l2 line", msg, cap);
-    bad += latency_ok(&t->cache[MT_CACHE_L2].latency, l2->latency, "l2 (near)", msg, cap);
+    bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);
+    bad += exact(F(t, "l2", "line"), l2->line, "l2 line", msg, cap);
+    bad += latency_ok(F(t, "l2", "latency"), l2->latency, "l2 (near)", msg, cap);
     if (l2->cs && l2->cs->partitions > 1) {
-        bad += latency_ok(&t->l2_far_latency, l2->cs->far_latency[MT_SIM_LP_CG], "l2 far", msg, cap);
+        bad += latency_ok(F(t, "l2", "far_latency"), l2->cs->far_latency[MT_SIM_LP_CG], "l2 far", msg, cap);
         double want = (double)s->l2_size / l2->cs->partitions;
-        const mt_finding *p = &t->l2_partition_size;
+        const mt_finding *p = F(t, "l2", "partition_size");
         if (p->kind != MT_FIND_VALUE || fabs(p->value - want) > 0.05 * want)
             bad += complain(msg, cap, "l2 partition: want %.0f +- 5%%, got %.0f\n", want, p->value);
-    } else if (t->l2_partition_size.kind != MT_FIND_ABSENT) {
+    } else if (F(t, "l2", "partition_size")->kind != MT_FIND_ABSENT) {
         bad += complain(msg, cap, "l2 partition: want absent\n");
     }
-    bad += latency_ok(&t->cache[MT_CACHE_SHARED].latency, truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
-    bad += latency_ok(&t->cache[MT_CACHE_DRAM].latency, truth[MT_CACHE_DRAM].latency, "dram", msg, cap);
+    bad += latency_ok(F(t, "shared", "latency"), truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
+    bad += latency_ok(F(t, "dram", "latency"), truth[MT_CACHE_DRAM].latency, "dram", msg, cap);
     return bad;
 }

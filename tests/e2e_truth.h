@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
-#include "report/topology.h"
+#include "probes/probe_internal.h"
+#include "topology/topology.h"
 #include "sim/spec.h"
 
 typedef struct {

@@ -27,9 +27,11 @@ def num(x):
 
 def line(obj, name, f):
     conf = f.get("confidence")
+    # An absent thing has no unit: schema 1 wrote a default one, schema 2 none.
+    unit = "" if f["kind"] == "absent" else f.get("unit", "")
     return "|".join([
         f"{obj}.{name}", f["kind"], num(f.get("value")), num(f.get("lo", f.get("lower"))),
-        num(f.get("hi", f.get("upper"))), str(f.get("text", "")), f.get("unit", ""),
+        num(f.get("hi", f.get("upper"))), str(f.get("text", "")), unit,
         f.get("source", ""), f.get("method", ""), "" if conf is None else f"{conf:.9g}",
         f.get("note", ""),
     ])
@@ -57,6 +59,8 @@ def v2(rep):
         if o["type"] != "gpu":
             out.append(f"{key}.probed|{o['probed']}")
         for name, f in o["findings"].items():
+            if f["kind"] == "none":
+                continue  # declared but not measured: schema 1 wrote null, left out above
             if name == "shared_with":
                 out.append(f"{key}.shared_with|{','.join(sorted(f['members']))}")
             else:

@@ -1,7 +1,10 @@
-/* A tiny fake backend for the record/replay tests: deterministic samples
+/* A tiny fake backend for the recording tests: deterministic samples
  * derived from the experiment's parameters AND a per-backend call counter,
  * so two runs of one experiment give different samples (which lets the
- * tests see that identical experiments are replayed in recorded order). */
+ * tests see that identical experiments are replayed in recorded order).
+ * It runs chases and sequences (one sample per measured load either way);
+ * fake_open_caps announces other capabilities too, for the recorder's
+ * pass-through, though it runs every kind the same way. */
 #ifndef MT_TEST_REPLAY_FAKE_H
 #define MT_TEST_REPLAY_FAKE_H
 
@@ -12,6 +15,7 @@
 #include "backend/backend.h"
 
 typedef struct {
+    mt_backend_ops ops;  /* per instance, so tests can choose the caps */
     unsigned long runs;  /* experiments run so far */
     int fail_next_batch; /* 1: the next run_batch fails with MT_ERR_DEVICE */
     int destroyed;       /* set through a pointer the test keeps */
@@ -35,6 +39,8 @@ static inline void fake_device(mt_device_info *d)
         d->path_limit_bytes[p] = 1ull << 28;
     d->max_fine_loads = 2048;
     d->max_threads_per_experiment = 64;
+    d->concurrent_experiments = 4;
+    d->max_sequence = 4096;
     snprintf(d->driver_version, sizeof d->driver_version, "12.4");
 }
 
@@ -49,6 +55,8 @@ static mt_err fake_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 static uint32_t fake_sample(const mt_experiment *e, int c, uint32_t k, unsigned long run)
 {
     uint64_t h = e->chain[c].footprint * 31 + e->chain[c].stride * 7 + e->loads + (uint64_t)c;
+    if (e->kind == MT_KIND_SEQUENCE && e->u.seq.n)
+        h += e->u.seq.index[(e->u.seq.untimed + k) % e->u.seq.n] * 1000003ull;
     h = (h + k) * 6364136223846793005ull + run * 1442695040888963407ull;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
@@ -101,9 +109,7 @@ static void fake_destroy(mt_backend *b)
     free(b);
 }
 
-static const mt_backend_ops fake_ops = {"fake", fake_get_info, fake_run_batch, fake_destroy};
-
-static inline mt_backend *fake_open(int *destroyed_flag)
+static inline mt_backend *fake_open_caps(int *destroyed_flag, unsigned caps)
 {
     mt_backend *b = calloc(1, sizeof *b);
     fake_impl *f = calloc(1, sizeof *f);
@@ -113,28 +119,42 @@ static inline mt_backend *fake_open(int *destroyed_flag)
         return NULL;
     }
     f->destroyed_flag = destroyed_flag;
-    b->ops = &fake_ops;
+    f->ops = (mt_backend_ops){.api_version = MT_BACKEND_API_VERSION,
+                              .name = "fake",
+                              .caps = caps,
+                              .get_info = fake_get_info,
+                              .run_batch = fake_run_batch,
+                              .destroy = fake_destroy};
+    b->ops = &f->ops;
     b->impl = f;
     return b;
 }
 
+static inline mt_backend *fake_open(int *destroyed_flag)
+{
+    return fake_open_caps(destroyed_flag, MT_CAP_CHASE | MT_CAP_SEQUENCE);
+}
+
 static inline void fake_fail_next(mt_backend *b) { ((fake_impl *)b->impl)->fail_next_batch = 1; }
 
-/* One-chain experiment. */
+/* One-chain chase with one warm-up lap (scope from the path). */
 static inline mt_experiment fx_exp(mt_path p, uint64_t footprint, uint32_t stride, uint32_t loads,
-                            mt_mode mode)
+                                   mt_mode mode)
 {
-    mt_experiment e;
-    memset(&e, 0, sizeof e);
-    e.n_chains = 1;
-    e.chain[0].path = p;
-    e.chain[0].footprint = footprint;
-    e.chain[0].stride = stride;
-    e.order = MT_ORDER_SEQUENTIAL;
-    e.warmup_laps = 1;
-    e.loads = loads;
-    e.mode = mode;
-    e.sm = -1;
+    return mt_exp_chase(p, footprint, stride, 1, loads, mode);
+}
+
+/* A sequence over chain[0] = (p, footprint, stride): n entries of index,
+ * the first `untimed` not timed. */
+static inline mt_experiment fx_seq(mt_path p, uint64_t footprint, uint32_t stride,
+                                   const uint32_t *index, uint32_t n, uint32_t untimed,
+                                   mt_mode mode)
+{
+    mt_experiment e = mt_exp_chase(p, footprint, stride, 0, n - untimed, mode);
+    e.kind = MT_KIND_SEQUENCE;
+    e.u.seq.index = index;
+    e.u.seq.n = n;
+    e.u.seq.untimed = untimed;
     return e;
 }
 

@@ -1,32 +1,113 @@
-/* A hand-built topology for the report tests: H100-like numbers, and every
- * finding kind (value, lower bound, range, absent, none) and source used
- * at least once, so the renderers' branches all run. */
+/* A hand-built topology for the report and topology tests: H100-like
+ * numbers, every finding kind (value, lower bound, range, absent, none,
+ * text, set) and source used at least once, so the renderers' and the JSON
+ * reader's branches all run.  Objects, names and labels are the ones the
+ * probes use (fx_objects), in the probes' order. */
 #ifndef MT_TEST_REPORT_FIXTURE_H
 #define MT_TEST_REPORT_FIXTURE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "report/topology.h"
+#include "topology/topology.h"
 
-static mt_finding fx_value(double v, const char *unit, mt_source src, const char *method,
-                           double conf)
+/* The objects the probes create, in their order. */
+static const struct {
+    const char *key, *name, *abbrev;
+    mt_object_type type;
+    unsigned flags;
+} fx_objects[] = {
+    {"l1d", "L1 Data", "L1D", MT_OBJ_CACHE, MT_OBJ_IN_TABLE | MT_OBJ_SHAREABLE},
+    {"texture", "Texture", "Tex", MT_OBJ_CACHE, MT_OBJ_IN_TABLE | MT_OBJ_SHAREABLE},
+    {"readonly", "Read-Only", "RO", MT_OBJ_CACHE, MT_OBJ_IN_TABLE | MT_OBJ_SHAREABLE},
+    {"const_l1", "Constant L1", "CL1", MT_OBJ_CACHE, MT_OBJ_IN_TABLE},
+    {"const_l15", "Constant L1.5", "CL1.5", MT_OBJ_CACHE, MT_OBJ_IN_TABLE},
+    {"shared", "Shared Memory", "Shm", MT_OBJ_MEMORY, MT_OBJ_IN_TABLE},
+    {"l2", "L2", "L2", MT_OBJ_CACHE, MT_OBJ_IN_TABLE},
+    {"dram", "DRAM", "DRAM", MT_OBJ_MEMORY, MT_OBJ_IN_TABLE},
+    {"gpu", "GPU", "GPU", MT_OBJ_GPU, 0},
+};
+#define FX_N_OBJECTS (sizeof fx_objects / sizeof fx_objects[0])
+
+/* Table findings with their labels. */
+static const struct {
+    const char *name, *label;
+} fx_table[] = {
+    {"size", "size"},         {"line", "line"},       {"sector", "sector"},
+    {"latency", "latency"},   {"miss_penalty", "miss penalty"},
+    {"shared_with", "shared with"}, {"per_sm", "per SM"},
+};
+#define FX_N_TABLE (sizeof fx_table / sizeof fx_table[0])
+
+/* The findings outside the table, in the probes' order. */
+static const struct {
+    const char *key, *name, *label, *unit;
+} fx_other[] = {
+    {"l1d", "caches_global_loads", "global loads (ld.global.ca) cached", "bool"},
+    {"l2", "partition_size", "partition size (measured)", "B"},
+    {"l2", "far_latency", "far-partition hit latency", "cycles"},
+    {"gpu", "timer_overhead_fine", "timer overhead per fine-grained sample", "cycles"},
+    {"gpu", "timer_overhead_agg", "loop overhead per aggregate load", "cycles"},
+};
+#define FX_N_OTHER (sizeof fx_other / sizeof fx_other[0])
+
+static inline const char *fx_label(const char *name)
+{
+    for (size_t i = 0; i < FX_N_TABLE; i++)
+        if (strcmp(fx_table[i].name, name) == 0)
+            return fx_table[i].label;
+    for (size_t i = 0; i < FX_N_OTHER; i++)
+        if (strcmp(fx_other[i].name, name) == 0)
+            return fx_other[i].label;
+    return NULL;
+}
+
+/* A topology with every object of fx_objects and nothing measured. */
+static inline mt_topology *fx_objects_only(void)
+{
+    mt_topology *t = mt_topology_new();
+    if (!t)
+        abort();
+    for (size_t i = 0; i < FX_N_OBJECTS; i++)
+        if (!mt_topology_add_object(t, fx_objects[i].key, fx_objects[i].name,
+                                    fx_objects[i].abbrev, fx_objects[i].type, fx_objects[i].flags))
+            abort();
+    return t;
+}
+
+static inline mt_finding fx_kind(mt_finding_kind k, const char *unit, mt_source src, const char *method,
+                          double conf)
 {
     mt_finding f;
     memset(&f, 0, sizeof f);
-    f.kind = MT_FIND_VALUE;
+    f.kind = k;
     f.source = src;
-    f.value = v;
     snprintf(f.unit, sizeof f.unit, "%s", unit);
     snprintf(f.method, sizeof f.method, "%s", method);
     f.confidence = conf;
     return f;
 }
 
-static void fx_topology(mt_topology *t)
+static inline mt_finding fx_value(double v, const char *unit, mt_source src, const char *method,
+                           double conf)
 {
-    memset(t, 0, sizeof *t);
-    mt_device_info *d = &t->dev;
+    mt_finding f = fx_kind(MT_FIND_VALUE, unit, src, method, conf);
+    f.value = v;
+    return f;
+}
+
+/* Sets finding `name` of object `key` (label from the catalogue). */
+static inline void fx_set(mt_topology *t, const char *key, const char *name, mt_finding f)
+{
+    mt_object *o = mt_topology_object(t, key);
+    if (!o || mt_object_set(o, name, fx_label(name), &f) != MT_OK)
+        abort();
+}
+
+static inline void fx_device(mt_device_info *d)
+{
+    memset(d, 0, sizeof *d);
     snprintf(d->name, sizeof d->name, "NVIDIA H100 80GB HBM3");
     snprintf(d->backend, sizeof d->backend, "cuda");
     d->ordinal = 0;
@@ -56,99 +137,96 @@ static void fx_topology(mt_topology *t)
     d->path_limit_bytes[4] = 64u << 10; /* const */
     d->max_fine_loads = 4096;
     d->max_threads_per_experiment = 1024;
+    d->concurrent_experiments = 132;
+    d->max_sequence = 1u << 20;
+}
+
+/* The caller frees it (mt_topology_free). */
+static inline mt_topology *fx_topology(void)
+{
+    mt_topology *t = fx_objects_only();
+    fx_device(&t->dev);
 
     snprintf(t->prov.tool_version, sizeof t->prov.tool_version, "0.9.1");
     snprintf(t->prov.command_line, sizeof t->prov.command_line, "memtopo --json out.json");
     snprintf(t->prov.time_utc, sizeof t->prov.time_utc, "2024-05-01T12:00:00Z");
     snprintf(t->prov.source, sizeof t->prov.source, "cuda");
 
-    mt_cache_report *l1 = &t->cache[MT_CACHE_L1D];
-    l1->probed = 1;
-    l1->size = fx_value(229376, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.95);
-    l1->line = fx_value(128, "B", MT_SRC_MEASURED, "capacity-ratio", 0.9);
-    l1->sector = fx_value(32, "B", MT_SRC_MEASURED, "miss-spacing", 0.85);
-    l1->latency = fx_value(33, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.99);
-    l1->miss_penalty = fx_value(230.5, "cycles", MT_SRC_DERIVED, "l2-minus-l1", 0.9);
-    l1->per_sm = fx_value(1, "count", MT_SRC_MEASURED, "warp-disturb", 0.8);
-    l1->shared_with = (1u << MT_CACHE_L1D) | (1u << MT_CACHE_TEX) | (1u << MT_CACHE_RO);
-    l1->sharing_tested = 1;
+    mt_topology_object(t, "l1d")->probed = 1;
+    fx_set(t, "l1d", "size", fx_value(229376, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.95));
+    fx_set(t, "l1d", "line", fx_value(128, "B", MT_SRC_MEASURED, "capacity-ratio", 0.9));
+    fx_set(t, "l1d", "sector", fx_value(32, "B", MT_SRC_MEASURED, "miss-spacing", 0.85));
+    fx_set(t, "l1d", "latency", fx_value(33, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.99));
+    fx_set(t, "l1d", "miss_penalty",
+           fx_value(230.5, "cycles", MT_SRC_DERIVED, "l2-minus-l1", 0.9));
+    mt_finding sw = fx_kind(MT_FIND_SET, "", MT_SRC_MEASURED, "pair-eviction", 0.9);
+    snprintf(sw.text, sizeof sw.text, "texture,readonly");
+    fx_set(t, "l1d", "shared_with", sw);
+    fx_set(t, "l1d", "per_sm", fx_value(1, "count", MT_SRC_MEASURED, "warp-disturb", 0.8));
+    fx_set(t, "l1d", "caches_global_loads",
+           fx_value(1, "bool", MT_SRC_MEASURED, "ca-vs-cg", 0.99));
 
-    mt_cache_report *tex = &t->cache[MT_CACHE_TEX];
-    tex->probed = 1;
-    tex->size.kind = MT_FIND_RANGE;
-    tex->size.lo = 22.0 * 1024;
-    tex->size.hi = 24.5 * 1024;
-    snprintf(tex->size.unit, sizeof tex->size.unit, "B");
-    snprintf(tex->size.method, sizeof tex->size.method, "pchase-fine+opt+ks");
-    tex->size.confidence = 0.6;
-    snprintf(tex->size.note, sizeof tex->size.note,
-             "non-LRU replacement: first eviction between lo and hi");
-    tex->shared_with = (1u << MT_CACHE_L1D) | (1u << MT_CACHE_RO);
-    tex->sharing_tested = 1;
+    mt_topology_object(t, "texture")->probed = 1;
+    mt_finding r = fx_kind(MT_FIND_RANGE, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.6);
+    r.lo = 22.0 * 1024;
+    r.hi = 24.5 * 1024;
+    snprintf(r.note, sizeof r.note, "non-LRU replacement: first eviction between lo and hi");
+    fx_set(t, "texture", "size", r);
+    snprintf(sw.text, sizeof sw.text, "readonly,l1d"); /* shown in object order */
+    fx_set(t, "texture", "shared_with", sw);
 
-    mt_cache_report *ro = &t->cache[MT_CACHE_RO];
-    ro->probed = 1;
-    ro->size.kind = MT_FIND_LOWER_BOUND;
-    ro->size.lo = 64 * 1024;
-    snprintf(ro->size.unit, sizeof ro->size.unit, "B");
-    snprintf(ro->size.method, sizeof ro->size.method, "pchase-fine+opt+ks");
-    ro->size.confidence = 0.7;
-    snprintf(ro->size.note, sizeof ro->size.note,
-             "no eviction up to the 64 KiB sweep limit (--max-footprint)");
-    ro->sharing_tested = 0; /* "?" in the table */
+    mt_topology_object(t, "readonly")->probed = 1;
+    mt_finding lb = fx_kind(MT_FIND_LOWER_BOUND, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.7);
+    lb.lo = 64 * 1024;
+    snprintf(lb.note, sizeof lb.note, "no eviction up to the 64 KiB sweep limit (--max-footprint)");
+    fx_set(t, "readonly", "size", lb);
+    /* no shared_with: "?" in the table */
 
-    mt_cache_report *c1 = &t->cache[MT_CACHE_CONST_L1];
-    c1->probed = 1;
-    c1->size = fx_value(2048, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.9);
-    c1->sharing_tested = 1; /* tested, shares with nothing: "-" */
+    mt_topology_object(t, "const_l1")->probed = 1;
+    fx_set(t, "const_l1", "size", fx_value(2048, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.9));
+    sw.text[0] = '\0'; /* tested, shares with nothing: "-" */
+    fx_set(t, "const_l1", "shared_with", sw);
 
-    /* Constant L1.5 not probed: all NONE. */
+    /* Constant L1.5 not probed: its size declared, NONE. */
+    fx_set(t, "const_l15", "size", fx_kind(MT_FIND_NONE, "B", MT_SRC_MEASURED, "", 0));
 
-    mt_cache_report *sh = &t->cache[MT_CACHE_SHARED];
-    sh->probed = 1;
-    sh->size = fx_value(233472, "B", MT_SRC_DRIVER, "driver-attribute", 1.0);
-    sh->latency = fx_value(29.5, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.99);
+    mt_topology_object(t, "shared")->probed = 1;
+    fx_set(t, "shared", "size", fx_value(233472, "B", MT_SRC_DRIVER, "driver-attribute", 1.0));
+    fx_set(t, "shared", "latency",
+           fx_value(29.5, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.99));
 
-    mt_cache_report *l2 = &t->cache[MT_CACHE_L2];
-    l2->probed = 1;
-    l2->size = fx_value(50.0 * 1024 * 1024, "B", MT_SRC_DRIVER, "driver-attribute", 1.0);
-    l2->line = fx_value(128, "B", MT_SRC_MEASURED, "capacity-ratio", 0.8);
-    l2->latency = fx_value(262, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.97);
-    l2->per_sm.kind = MT_FIND_ABSENT;
-    snprintf(l2->per_sm.method, sizeof l2->per_sm.method, "n/a");
-    l2->per_sm.confidence = 1;
+    mt_topology_object(t, "l2")->probed = 1;
+    fx_set(t, "l2", "size",
+           fx_value(50.0 * 1024 * 1024, "B", MT_SRC_DRIVER, "driver-attribute", 1.0));
+    fx_set(t, "l2", "line", fx_value(128, "B", MT_SRC_MEASURED, "capacity-ratio", 0.8));
+    fx_set(t, "l2", "latency", fx_value(262, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.97));
+    fx_set(t, "l2", "per_sm", fx_kind(MT_FIND_ABSENT, "count", MT_SRC_MEASURED, "n/a", 1));
+    fx_set(t, "l2", "partition_size",
+           fx_value(25.0 * 1024 * 1024, "B", MT_SRC_MEASURED, "pchase-agg+opt", 0.75));
+    mt_finding far = fx_kind(MT_FIND_RANGE, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.6);
+    far.lo = 400;
+    far.hi = 450;
+    fx_set(t, "l2", "far_latency", far);
+    mt_finding hash = fx_kind(MT_FIND_TEXT, "", MT_SRC_MEASURED, "set-conflicts", 0.8);
+    snprintf(hash.text, sizeof hash.text, "xor of bits 7,12 \"folded\"");
+    mt_object_set(mt_topology_object(t, "l2"), "slice_hash", "slice hash", &hash);
 
-    mt_cache_report *dr = &t->cache[MT_CACHE_DRAM];
-    dr->probed = 1;
-    dr->size = fx_value(85520809984.0, "B", MT_SRC_DRIVER, "driver-attribute", 1.0);
-    dr->latency.kind = MT_FIND_LOWER_BOUND;
-    dr->latency.lo = 600;
-    snprintf(dr->latency.unit, sizeof dr->latency.unit, "cycles");
-    snprintf(dr->latency.method, sizeof dr->latency.method, "pchase-fine-median");
-    dr->latency.confidence = 0.5;
+    mt_topology_object(t, "dram")->probed = 1;
+    fx_set(t, "dram", "size", fx_value(85520809984.0, "B", MT_SRC_DRIVER, "driver-attribute", 1.0));
+    mt_finding dl = fx_kind(MT_FIND_LOWER_BOUND, "cycles", MT_SRC_MEASURED, "pchase-fine-median",
+                            0.5);
+    dl.lo = 600;
+    fx_set(t, "dram", "latency", dl);
 
-    t->l1_caches_global = fx_value(1, "bool", MT_SRC_MEASURED, "ca-vs-cg", 0.99);
-    t->l2_partition_size = fx_value(25.0 * 1024 * 1024, "B", MT_SRC_MEASURED, "pchase-agg+opt",
-                                    0.75);
-    t->l2_far_latency.kind = MT_FIND_RANGE;
-    t->l2_far_latency.lo = 400;
-    t->l2_far_latency.hi = 450;
-    snprintf(t->l2_far_latency.unit, sizeof t->l2_far_latency.unit, "cycles");
-    snprintf(t->l2_far_latency.method, sizeof t->l2_far_latency.method, "pchase-fine-median");
-    t->l2_far_latency.confidence = 0.6;
-    t->timer_overhead_fine = fx_value(26, "cycles", MT_SRC_MEASURED, "path-none", 0.99);
-    /* timer_overhead_agg left NONE */
+    fx_set(t, "gpu", "timer_overhead_fine",
+           fx_value(26, "cycles", MT_SRC_MEASURED, "path-none", 0.99));
+    fx_set(t, "gpu", "timer_overhead_agg", fx_kind(MT_FIND_NONE, "cycles", MT_SRC_MEASURED, "", 0));
 
-    t->n_thresholds = 2;
-    snprintf(t->thresholds[0].name, sizeof t->thresholds[0].name, "ks_alpha");
-    t->thresholds[0].value = 1e-3;
-    snprintf(t->thresholds[0].why, sizeof t->thresholds[0].why,
-             "about 0.1 expected false change verdicts in a run of a hundred tests, while real "
-             "miss patterns give p-values far below 1e-10");
-    snprintf(t->thresholds[1].name, sizeof t->thresholds[1].name, "min_class_gap_cycles");
-    t->thresholds[1].value = 8;
-    snprintf(t->thresholds[1].why, sizeof t->thresholds[1].why,
-             "smallest real gap between levels is > 20 cycles");
+    mt_topology_note_threshold(t, "ks_alpha", 1e-3,
+                               "about 0.1 expected false change verdicts in a run of a hundred "
+                               "tests, while real miss patterns give p-values far below 1e-10");
+    mt_topology_note_threshold(t, "min_class_gap_cycles", 8,
+                               "smallest real gap between levels is > 20 cycles");
 
     t->n_times = 2;
     snprintf(t->times[0].probe, sizeof t->times[0].probe, "l1d");
@@ -159,6 +237,16 @@ static void fx_topology(mt_topology *t)
     t->times[1].experiments = 40;
     t->total_seconds = 4.75;
     t->total_experiments = 160;
+    return t;
+}
+
+/* Finding `name` of object `key` for changing it in a test (abort if none). */
+static inline mt_finding *fx_finding(mt_topology *t, const char *key, const char *name)
+{
+    mt_finding *f = (mt_finding *)mt_topology_get(t, key, name);
+    if (!f)
+        abort();
+    return f;
 }
 
 #endif

@@ -23,7 +23,7 @@ static void measure_and_check(const char *preset_or_file)
     mt_err err = mt_backend_sim_open(preset_or_file, 0, 0, &be, &ei);
     if (err != MT_OK)
         fail_msg("%s: %s", preset_or_file, ei.msg);
-    mt_topology *t = calloc(1, sizeof *t);
+    mt_topology *t = mt_topology_new();
     assert_non_null(t);
     assert_int_equal(mt_backend_info(be, &t->dev, &ei), MT_OK);
     mt_probe_options opt;
@@ -35,7 +35,7 @@ static void measure_and_check(const char *preset_or_file)
     int bad = mt_truth_check(mt_backend_sim_spec(be), t, msg, sizeof msg);
     if (bad)
         fail_msg("%s: %d mismatches:\n%s", preset_or_file, bad, msg);
-    free(t);
+    mt_topology_free(t);
     mt_backend_destroy(be);
 }
 

@@ -49,17 +49,7 @@ static mt_backend *open_preset(const char *name, int quiet)
 static mt_experiment chase(mt_path path, uint64_t footprint, uint32_t stride, uint32_t warmup,
                            uint32_t loads)
 {
-    mt_experiment e;
-    memset(&e, 0, sizeof e);
-    e.n_chains = 1;
-    e.chain[0].path = path;
-    e.chain[0].footprint = footprint;
-    e.chain[0].stride = stride;
-    e.warmup_laps = warmup;
-    e.loads = loads;
-    e.mode = MT_MODE_FINE;
-    e.sm = -1;
-    return e;
+    return mt_exp_chase(path, footprint, stride, warmup, loads, MT_MODE_FINE);
 }
 
 static void run1(mt_backend *b, const mt_experiment *e, mt_result *r)

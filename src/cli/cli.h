@@ -18,6 +18,7 @@ typedef struct {
     const char *record;    /* --record DIR */
     const char *raw;       /* --raw DIR */
     const char *json;      /* --json FILE|- */
+    const char *csv;       /* --csv FILE|- */
     bool has_seed;
     uint64_t seed;
     bool quiet;
@@ -31,6 +32,9 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *out, mt_errinfo *ei);
 
 /* Writes the --help text. */
 void mt_cli_usage(FILE *f);
+
+/* A one-clause suggestion for an error, or NULL (cli_hints.c). */
+const char *mt_cli_hint(mt_err e, const mt_cli *o);
 
 /* Runs the tool as main() would; returns the process exit code. */
 int mt_cli_main(int argc, char **argv);

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../core/version.h"
-#include "../replay/record.h"
+#include "../recording/recording.h"
 #include "../report/report.h"
 #include "../sim/presets.h"
 #include "cli.h"
@@ -26,20 +26,71 @@ static void iso_time(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The backend by name from the registry (the composition root picks it). */
 static mt_err open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei)
 {
-    if (o->replay)
-        return mt_backend_replay_open(o->replay, be, ei);
-    if (o->sim)
-        return mt_backend_sim_open(o->sim, o->has_seed, o->seed, be, ei);
-    mt_err err = mt_backend_cuda_open(o->device, be, ei);
-    if (err == MT_ERR_NO_DEVICE || err == MT_ERR_NOT_BUILT) {
-        /* Say what to do instead, on the same single line. */
-        size_t len = strlen(ei->msg);
-        snprintf(ei->msg + len, sizeof ei->msg - len, "%s",
-                 strstr(ei->msg, "--sim") ? "" : "; to try memtopo without a GPU use --sim h100");
+    mt_backend_args a = {.target = NULL, .device = o->device, .has_seed = o->has_seed,
+                         .seed = o->seed};
+    if (o->replay) {
+        a.target = o->replay;
+        return mt_backend_open("replay", &a, be, ei);
     }
-    return err;
+    if (o->sim) {
+        a.target = o->sim;
+        return mt_backend_open("sim", &a, be, ei);
+    }
+    return mt_backend_open("cuda", &a, be, ei);
+}
+
+/* Prints an error as one line, with the CLI's hint for its code. */
+static void print_error(const mt_cli *o, mt_err e, const char *msg)
+{
+    const char *hint = mt_cli_hint(e, o);
+    fprintf(stderr, "memtopo: %s%s%s\n", msg, hint ? "; " : "", hint ? hint : "");
+}
+
+/* On replay, the probes the recording does not hold are skipped; the ones
+ * the user asked for are named in the report (prov.probes_missing). */
+static void skip_unrecorded(const mt_recording_info *ri, mt_probe_options *popt,
+                            mt_provenance *prov)
+{
+    if (!ri->probes_known)
+        return;
+    size_t k = 0;
+    for (const mt_probe_desc *const *p = mt_probe_registry; *p && k < MT_MAX_PROBES; p++) {
+        bool held = false;
+        for (int i = 0; i < ri->n_probes; i++)
+            held |= strcmp(ri->probes[i], (*p)->name) == 0;
+        if (!held)
+            popt->skip[k++] = (*p)->name;
+    }
+    popt->skip[k] = NULL;
+    /* Which of the requested probes that leaves out. */
+    mt_probe_options want = *popt;
+    want.skip[0] = NULL;
+    const mt_probe_desc *planned[MT_MAX_PROBES];
+    size_t n = 0, len = 0;
+    if (mt_probe_plan(&want, planned, &n, NULL) != MT_OK)
+        return;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(planned[i]->name, popt->skip[j]) == 0 && len < sizeof prov->probes_missing)
+                len += (size_t)snprintf(prov->probes_missing + len,
+                                        sizeof prov->probes_missing - len, "%s%s",
+                                        len ? "," : "", planned[i]->name);
+}
+
+/* Tells a recorder which probes produced it (the plan of this run). */
+static void record_probes(mt_backend *rec, const mt_probe_options *popt)
+{
+    const mt_probe_desc *planned[MT_MAX_PROBES];
+    const char *names[MT_MAX_PROBES];
+    size_t n = 0;
+    if (!rec || mt_probe_plan(popt, planned, &n, NULL) != MT_OK)
+        return;
+    for (size_t i = 0; i < n; i++)
+        names[i] = planned[i]->name;
+    mt_record_set_probes(rec, names, n);
 }
 
 /* Errors that mean the input was bad: nothing is written for them. */
@@ -54,7 +105,7 @@ int mt_cli_main(int argc, char **argv)
     mt_errinfo ei = {{0}};
     mt_err err = mt_cli_parse(argc, argv, &o, &ei);
     if (err != MT_OK) {
-        fprintf(stderr, "memtopo: %s\n", ei.msg);
+        print_error(&o, err, ei.msg);
         return mt_exit_code(err);
     }
     if (o.help) {
@@ -88,13 +139,13 @@ int mt_cli_main(int argc, char **argv)
         be = rec;
     }
 
-    mt_topology *topo = calloc(1, sizeof *topo);
+    mt_topology *topo = mt_topology_new();
     if (!topo) {
         err = mt_fail(&ei, MT_ERR_NOMEM, "out of memory");
         goto fail_early;
     }
     if ((err = mt_backend_info(be, &topo->dev, &ei)) != MT_OK) {
-        free(topo);
+        mt_topology_free(topo);
         goto fail_early;
     }
     snprintf(topo->prov.tool_version, sizeof topo->prov.tool_version, "%s", MEMTOPO_VERSION);
@@ -112,19 +163,29 @@ int mt_cli_main(int argc, char **argv)
     }
 
     mt_probe_options popt = o.probes;
+    if (o.replay) {
+        mt_recording_info ri;
+        if (mt_replay_recording_info(be, &ri, &ei) == MT_OK)
+            skip_unrecorded(&ri, &popt, &topo->prov);
+        if (topo->prov.probes_missing[0] && !o.quiet)
+            fprintf(stderr, "memtopo: the recording holds no data for: %s (skipped)\n",
+                    topo->prov.probes_missing);
+    }
+    record_probes(rec, &popt);
+    record_probes(raw, &popt);
     if (!o.quiet && isatty(STDERR_FILENO))
         popt.progress = progress_cb;
     mt_err run_err = mt_probe_run_all(be, &popt, topo, &ei);
     mt_errinfo run_ei = ei;
     if (run_err != MT_OK && is_input_error(run_err)) {
         /* Bad replay data or options found mid-run: write nothing. */
-        fprintf(stderr, "memtopo: %s\n", run_ei.msg);
+        print_error(&o, run_err, run_ei.msg);
         if (rec)
             mt_record_discard(rec);
         if (raw)
             mt_record_discard(raw);
         mt_backend_destroy(be);
-        free(topo);
+        mt_topology_free(topo);
         return mt_exit_code(run_err);
     }
     if (run_err != MT_OK) {
@@ -140,7 +201,13 @@ int mt_cli_main(int argc, char **argv)
         if (!code)
             code = mt_exit_code(err);
     }
-    if (!o.json || strcmp(o.json, "-") != 0) {
+    if (o.csv && (err = mt_report_csv(topo, o.csv, &out_ei)) != MT_OK) {
+        fprintf(stderr, "memtopo: %s\n", out_ei.msg);
+        if (!code)
+            code = mt_exit_code(err);
+    }
+    bool stdout_taken = (o.json && strcmp(o.json, "-") == 0) || (o.csv && strcmp(o.csv, "-") == 0);
+    if (!stdout_taken) {
         if ((err = mt_report_text(topo, stdout, &out_ei)) != MT_OK && !code)
             code = mt_exit_code(err);
     }
@@ -157,12 +224,13 @@ int mt_cli_main(int argc, char **argv)
     mt_backend_destroy(be);
     if (run_err != MT_OK)
         fprintf(stderr, "memtopo: %s%s\n", run_ei.msg,
-                (o.json || o.record || o.raw) ? " (what was measured before this was written)" : "");
-    free(topo);
+                (o.json || o.csv || o.record || o.raw) ? " (what was measured before this was written)"
+                                                       : "");
+    mt_topology_free(topo);
     return code;
 
 fail_early:
-    fprintf(stderr, "memtopo: %s\n", ei.msg);
+    print_error(&o, err, ei.msg);
     mt_backend_destroy(be);
     return mt_exit_code(err);
 }

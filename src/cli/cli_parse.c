@@ -5,28 +5,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/presets.h"
 #include "cli.h"
 
+/* The --help text.  The probe list comes from the probe registry and the
+ * preset list from the embedded presets, so they cannot go stale
+ * (tests/sh/test_consistency.sh checks the README against both). */
 void mt_cli_usage(FILE *f)
 {
-    fputs("Usage: memtopo [OPTIONS]\n"
-          "Discover the memory hierarchy of an NVIDIA GPU (or of a simulated one) by\n"
-          "pointer-chasing, and report it as a table, JSON, or raw samples.\n"
+    char presets[256];
+    size_t len = 0;
+    presets[0] = '\0';
+    for (const mt_preset *p = mt_presets; p->name && len < sizeof presets; p++)
+        len += (size_t)snprintf(presets + len, sizeof presets - len, "%s%s", len ? ", " : "",
+                                p->name);
+    fprintf(f,
+            "Usage: memtopo [OPTIONS]\n"
+            "Discover the memory hierarchy of an NVIDIA GPU (or of a simulated one) by\n"
+            "pointer-chasing, and report it as a table, JSON, CSV, or raw samples.\n"
+            "\n"
+            "Source (one of; default: the CUDA GPU 0):\n"
+            "  -d, --device N        measure CUDA device N\n"
+            "  -s, --sim PRESET|FILE simulate a GPU: a preset (%s)\n"
+            "                        or a spec file (docs/spec-format.md)\n"
+            "      --replay DIR      rerun only the analysis on samples saved by --record\n"
+            "\n"
+            "What to measure (-o, --only LIST: comma-separated probes; default: all):\n",
+            presets);
+    const mt_probe_desc *order[MT_MAX_PROBES];
+    size_t n = 0;
+    mt_probe_options all;
+    mt_probe_options_default(&all);
+    if (mt_probe_plan(&all, order, &n, NULL) == MT_OK)
+        for (size_t i = 0; i < n; i++)
+            if (!order[i]->always)
+                fprintf(f, "  %-10s %s\n", order[i]->name, order[i]->summary);
+    fputs("      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
-          "Source (one of; default: the CUDA GPU 0):\n"
-          "  -d, --device N        measure CUDA device N\n"
-          "  -s, --sim PRESET|FILE simulate a GPU: a preset (h100, a100, v100, turing,\n"
-          "                        pascal, maxwell, kepler) or a spec file (docs/spec-format.md)\n"
-          "      --replay DIR      rerun only the analysis on samples saved by --record\n"
-          "\n"
-          "What to measure:\n"
-          "  -o, --only LIST       comma-separated probes: shared, l1d, texture, readonly,\n"
-          "                        constant, l2, dram, sharing (default: all)\n"
-          "      --seed N          seed of the simulator's noise (with --sim)\n"
-          "\n"
-          "Output (the table goes to stdout unless --json -):\n"
+          "Output (the table goes to stdout unless --json - or --csv -):\n"
           "  -j, --json FILE|-     write the topology as JSON (schema/memtopo-report.schema.json)\n"
-          "      --raw DIR         write raw cycle samples as CSV into DIR\n"
+          "      --csv FILE|-      write every finding as one CSV row\n"
+          "      --raw DIR         write raw cycle samples as CSV into DIR (with a manifest,\n"
+          "                        so DIR also replays)\n"
           "      --record DIR      save everything measured into DIR for --replay\n"
           "  -q, --quiet           no progress messages on stderr\n"
           "      --list-presets    list the simulator presets and exit\n"
@@ -39,7 +59,7 @@ void mt_cli_usage(FILE *f)
           f);
 }
 
-enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS };
+enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV };
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -63,6 +83,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"only", required_argument, 0, 'o'},       {"seed", required_argument, 0, OPT_SEED},
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {"list-presets", no_argument, 0, OPT_LIST_PRESETS},
+        {"csv", required_argument, 0, OPT_CSV},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -89,6 +110,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_RECORD: o->record = optarg; break;
         case OPT_RAW: o->raw = optarg; break;
         case 'j': o->json = optarg; break;
+        case OPT_CSV: o->csv = optarg; break;
         case 'o': {
             mt_err e = mt_probe_parse_only(optarg, &o->probes, ei);
             if (e != MT_OK)
@@ -124,5 +146,9 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--raw cannot be combined with --replay (the samples are already in the replay directory)");
     if (o->json && !*o->json)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--json needs a file name or -");
+    if (o->csv && !*o->csv)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--csv needs a file name or -");
+    if (o->csv && o->json && strcmp(o->csv, "-") == 0 && strcmp(o->json, "-") == 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--json - and --csv - cannot both write to stdout");
     return MT_OK;
 }

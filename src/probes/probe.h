@@ -1,47 +1,113 @@
-/* Probes: backend-independent code that plans pointer-chase experiments,
- * runs them in batches through an mt_backend, and turns the samples into
- * findings of an mt_topology.  No CUDA, no printing: progress goes through a
- * callback the CLI provides. */
+/* Probes: backend-independent code that plans experiments, runs them in
+ * batches through an mt_backend, and turns the samples into findings of an
+ * mt_topology.  No CUDA, no printing: progress goes through a callback the
+ * CLI provides.
+ *
+ * Each probe is one file that defines a descriptor at file scope,
+ *     const mt_probe_desc mt_probe_<name> = { ... };
+ * (the line must start at column 0: the build collects these into
+ * mt_probe_registry, tools/gen_registry.sh).  The descriptor says which
+ * objects the probe reports on, which findings it provides and which
+ * findings of other probes it requires; the runner orders the probes from
+ * these declarations and enables what an enabled probe requires.  A probe
+ * may only set findings it declares.
+ *
+ * Findings computed from other probes' findings (not from samples) are
+ * DERIVATIONS: pure functions over the topology, declared the same way
+ * (const mt_derivation_desc mt_derive_<name> = { ... };), run after the
+ * probes whenever what they require is present, and tagged source
+ * "derived". */
 #ifndef MT_PROBE_H
 #define MT_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../backend/backend.h"
-#include "../report/topology.h"
+#include "../topology/topology.h"
 
-typedef enum {
-    MT_PROBE_SHARED = 0,
-    MT_PROBE_L1D,
-    MT_PROBE_TEXTURE,
-    MT_PROBE_READONLY,
-    MT_PROBE_CONSTANT,
-    MT_PROBE_L2,
-    MT_PROBE_DRAM,
-    MT_PROBE_SHARING, /* L1/texture/read-only sharing and slices per SM */
-    MT_PROBE_COUNT
-} mt_probe_id;
+typedef struct mt_probe_ctx mt_probe_ctx;
+
+/* An object a probe reports on (created in every run, so that the report
+ * shows every row even when the probe did not run). */
+typedef struct {
+    const char *key, *name, *abbrev;
+    mt_object_type type;
+    unsigned flags; /* MT_OBJ_* */
+    int order;      /* position in the report (objects of all probes sorted by it) */
+} mt_object_decl;
+
+/* A finding a probe or derivation may set: "object.finding" and its label. */
+typedef struct {
+    const char *id;    /* "l2.partition_size" */
+    const char *label; /* "partition size (measured)" */
+} mt_finding_decl;
+
+typedef struct {
+    const char *name;    /* --only name, timing row */
+    const char *summary; /* one line for --help, README and docs (tested) */
+    /* Runs before every other probe whenever any probe runs (calibration);
+     * not listed by --only. */
+    bool always;
+    /* Order among probes free to run (no requirement between them):
+     * smaller first.  Keeps the report's and the GPU's order stable. */
+    int rank;
+    const mt_object_decl *objects;   /* terminated by {NULL} */
+    const mt_finding_decl *provides; /* terminated by {NULL} */
+    const char *const *requires;     /* "object.finding" ids, NULL-terminated; may be NULL */
+    mt_err (*run)(mt_probe_ctx *c);
+} mt_probe_desc;
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    const mt_finding_decl *provides; /* terminated by {NULL} */
+    const char *const *requires;     /* all must be present (kind != NONE) to run */
+    /* Pure: reads and writes only t (through mt_object_set / mt_topology_get). */
+    mt_err (*derive)(mt_topology *t, mt_errinfo *ei);
+} mt_derivation_desc;
+
+/* Generated registries, NULL-terminated, in file-name order. */
+extern const mt_probe_desc *const mt_probe_registry[];
+extern const mt_derivation_desc *const mt_derivation_registry[];
+
+#define MT_MAX_PROBES 48
+
+const mt_probe_desc *mt_probe_find(const char *name);
 
 typedef void (*mt_progress_fn)(void *user, const char *probe, const char *what);
 
 typedef struct {
-    bool enabled[MT_PROBE_COUNT]; /* all true by default */
-    mt_progress_fn progress;      /* may be NULL */
+    /* Names of the probes to run (NULL-terminated list of registry names);
+     * NULL = every probe.  What they require is added by the runner. */
+    const char *only[MT_MAX_PROBES + 1];
+    bool only_set;
+    /* Probes that must not run (e.g. a recording does not hold them). */
+    const char *skip[MT_MAX_PROBES + 1];
+    mt_progress_fn progress; /* may be NULL */
     void *progress_user;
 } mt_probe_options;
 
-const char *mt_probe_name(mt_probe_id id);          /* "shared", "l1d", ... */
-int mt_probe_from_name(const char *s, mt_probe_id *out);
 void mt_probe_options_default(mt_probe_options *o);
 
-/* Parses a comma-separated --only list ("l1d,l2"); on error fills ei with the
- * offending name and the valid names. */
+/* Parses a comma-separated --only list ("l1d,l2") against the registry; on
+ * error fills ei with the offending name and the valid names. */
 mt_err mt_probe_parse_only(const char *list, mt_probe_options *o, mt_errinfo *ei);
 
-/* Runs the enabled probes (plus what they depend on) and fills topo.  topo's
- * dev and prov must be set by the caller; on failure topo holds whatever was
- * measured before the failure, so the caller can still write it out. */
-mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology *topo,
+/* "shared, l1d, texture, ..." : the selectable probe names in run order. */
+void mt_probe_names(char *buf, size_t n);
+
+/* The probes that will run for these options, in run order (requirements
+ * first).  Returns how many; MT_ERR_INVALID_ARG if a requirement has no
+ * provider or the requirements form a cycle (a registry bug, tested). */
+mt_err mt_probe_plan(const mt_probe_options *opt, const mt_probe_desc **order, size_t *n,
+                     mt_errinfo *ei);
+
+/* Creates every registered object in t (registry order), runs the planned
+ * probes and then the derivations, and fills t.  t's dev and prov must be
+ * set by the caller; on failure t holds whatever was measured before it, so
+ * the caller can still write it out. */
+mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology *t,
                         mt_errinfo *ei);
 
 #endif

@@ -34,28 +34,10 @@ void mt_results_free(mt_result *r, size_t n)
         mt_result_free(&r[i]);
 }
 
-mt_experiment mt_exp(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
-                     uint32_t loads, mt_mode mode)
-{
-    mt_experiment e;
-    memset(&e, 0, sizeof e);
-    e.n_chains = 1;
-    e.chain[0].path = p;
-    e.chain[0].footprint = footprint;
-    e.chain[0].stride = stride;
-    e.order = MT_ORDER_SEQUENTIAL;
-    e.warmup_laps = warmup_laps;
-    e.loads = loads;
-    e.mode = mode;
-    e.sm = -1;
-    e.exclusive = (p == MT_PATH_GLOBAL_CG);
-    return e;
-}
-
 uint32_t mt_fine_loads(const mt_probe_ctx *c, uint64_t footprint, uint32_t stride, double laps)
 {
     double want = ceil((double)(footprint / stride) * laps);
-    uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
+    uint32_t cap = c->dev.max_fine_loads; /* > 0: checked by the runner */
     if (want < 1)
         want = 1;
     return want > cap ? cap : (uint32_t)want;
@@ -192,14 +174,72 @@ mt_finding mt_find_absent(const char *method, double conf, const char *fmt, ...)
 
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why)
 {
-    mt_topology *t = c->topo;
-    for (int i = 0; i < t->n_thresholds; i++)
-        if (strcmp(t->thresholds[i].name, name) == 0)
-            return;
-    if (t->n_thresholds >= MT_MAX_THRESHOLDS)
+    /* The list holds every threshold of the built-in probes with room to
+     * spare (MT_MAX_THRESHOLDS); one beyond it is dropped, not fatal. */
+    (void)mt_topology_note_threshold(c->topo, name, value, why);
+}
+
+static const char *const cache_keys[MT_CACHE_COUNT] = {
+    "l1d", "texture", "readonly", "const_l1", "const_l15", "shared", "l2", "dram",
+};
+static const char *const cache_names[MT_CACHE_COUNT] = {
+    "L1 Data", "Texture", "Read-Only", "Constant L1", "Constant L1.5",
+    "Shared Memory", "L2", "DRAM",
+};
+
+const char *mt_cache_key(mt_cache_id id)
+{
+    return (id >= 0 && id < MT_CACHE_COUNT) ? cache_keys[id] : "?";
+}
+
+const char *mt_cache_name(mt_cache_id id)
+{
+    return (id >= 0 && id < MT_CACHE_COUNT) ? cache_names[id] : "?";
+}
+
+/* The declaration of "key.name" among the running probe's provides. */
+static const mt_finding_decl *declared(const mt_probe_ctx *c, const char *key, const char *name)
+{
+    if (!c->desc || !c->desc->provides)
+        return NULL;
+    size_t kl = strlen(key);
+    for (const mt_finding_decl *d = c->desc->provides; d->id; d++)
+        if (strncmp(d->id, key, kl) == 0 && d->id[kl] == '.' && strcmp(d->id + kl + 1, name) == 0)
+            return d;
+    return NULL;
+}
+
+void mt_set(mt_probe_ctx *c, const char *key, const char *name, const mt_finding *f)
+{
+    if (c->set_err != MT_OK)
         return;
-    mt_threshold *th = &t->thresholds[t->n_thresholds++];
-    snprintf(th->name, sizeof th->name, "%s", name);
-    th->value = value;
-    snprintf(th->why, sizeof th->why, "%s", why);
+    const mt_finding_decl *d = declared(c, key, name);
+    if (!d) {
+        c->set_err = mt_fail(&c->set_ei, MT_ERR_INVALID_ARG,
+                             "probe %s set %s.%s, which its descriptor does not declare",
+                             c->desc ? c->desc->name : "?", key, name);
+        return;
+    }
+    mt_object *o = mt_topology_object(c->topo, key);
+    mt_err err = o ? mt_object_set(o, name, d->label, f)
+                   : mt_fail(&c->set_ei, MT_ERR_INVALID_ARG, "no object %s", key);
+    if (err != MT_OK) {
+        c->set_err = err;
+        if (err == MT_ERR_NOMEM)
+            mt_fail(&c->set_ei, err, "out of memory storing %s.%s", key, name);
+    }
+}
+
+const mt_finding *mt_get(const mt_probe_ctx *c, const char *key, const char *name)
+{
+    static const mt_finding none; /* kind MT_FIND_NONE */
+    const mt_finding *f = mt_topology_get(c->topo, key, name);
+    return f ? f : &none;
+}
+
+void mt_mark_probed(mt_probe_ctx *c, const char *key)
+{
+    mt_object *o = mt_topology_object(c->topo, key);
+    if (o)
+        o->probed = true;
 }

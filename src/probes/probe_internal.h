@@ -10,6 +10,24 @@
 #include "../analysis/thresholds.h"
 #include "probe.h"
 
+/* The logical caches the built-in probes measure: an index into the probes'
+ * private state (mt_probe_ctx.cs).  The topology itself knows objects by key
+ * only (mt_cache_key). */
+typedef enum {
+    MT_CACHE_L1D = 0,  /* L1 data cache (global loads, ld.global.ca) */
+    MT_CACHE_TEX,      /* texture cache */
+    MT_CACHE_RO,       /* read-only data cache (ld.global.nc) */
+    MT_CACHE_CONST_L1, /* constant L1 */
+    MT_CACHE_CONST_L15,/* constant L1.5 */
+    MT_CACHE_SHARED,   /* shared memory */
+    MT_CACHE_L2,
+    MT_CACHE_DRAM,
+    MT_CACHE_COUNT
+} mt_cache_id;
+
+const char *mt_cache_key(mt_cache_id id);  /* "l1d", "texture", ... (object keys) */
+const char *mt_cache_name(mt_cache_id id); /* "L1 Data", "Texture", ... */
+
 /* What a probe learnt about one logical cache and later probes reuse. */
 typedef struct {
     bool present;       /* caches this path at all */
@@ -24,29 +42,29 @@ typedef struct {
     double agg_latency; /* L2 only: aggregate latency over both partitions */
 } mt_cache_state;
 
-typedef struct {
+struct mt_probe_ctx {
     mt_backend *be;
     const mt_probe_options *opt;
     mt_topology *topo;
     mt_errinfo *ei;
+    const mt_probe_desc *desc; /* the running probe: what it may set */
+    mt_err set_err;            /* first failure of mt_set (checked after each probe) */
+    mt_errinfo set_ei;
     mt_device_info dev;
     double overhead_fine; /* cycles each fine sample carries besides the load */
     double overhead_agg;  /* cycles per load of the aggregate loop besides the load */
     mt_cache_state cs[MT_CACHE_COUNT];
     unsigned experiments; /* run by the current probe */
     const char *probe;    /* name of the running probe, for progress */
-} mt_probe_ctx;
+};
 
 /* ---- running experiments ---- */
 void mt_progress(mt_probe_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 mt_err mt_run(mt_probe_ctx *c, const mt_experiment *e, size_t n, mt_result *r);
 void mt_results_free(mt_result *r, size_t n);
 
-/* One chain on thread 0, sequential order, any SM.  Paths whose data lives
- * in a GPU-wide level (cg) are exclusive. */
-mt_experiment mt_exp(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
-                     uint32_t loads, mt_mode mode);
-/* Loads that cover `laps` laps of the chain, capped at the fine-grained limit. */
+/* Loads that cover `laps` laps of the chain, capped at the backend's
+ * fine-grained limit (mt_device_info.max_fine_loads). */
 uint32_t mt_fine_loads(const mt_probe_ctx *c, uint64_t footprint, uint32_t stride, double laps);
 /* Fine samples of chain i as doubles with the fine overhead removed (malloc'd). */
 double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, size_t *n);
@@ -80,7 +98,18 @@ double mt_hit_threshold(const double *ref, size_t n);
  * then recounted over all samples. */
 mt_err mt_split_robust(const double *x, size_t n, mt_split *out);
 
-/* ---- findings ---- */
+/* ---- findings ----
+ * mt_set stores finding `name` of object `key` (mt_cache_key) in the
+ * topology, with the label the running probe's descriptor declares for it.
+ * Setting a finding the descriptor does not declare is a bug: the first such
+ * failure (or running out of memory) is kept in c->set_err and ends the
+ * probe's run with that error.  mt_get never returns NULL: a finding that
+ * is not there reads as kind MT_FIND_NONE. */
+void mt_set(mt_probe_ctx *c, const char *key, const char *name, const mt_finding *f);
+const mt_finding *mt_get(const mt_probe_ctx *c, const char *key, const char *name);
+/* Marks an object as measured by this run. */
+void mt_mark_probed(mt_probe_ctx *c, const char *key);
+
 mt_finding mt_find_value(double v, const char *unit, mt_source src, const char *method,
                          double conf, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 mt_finding mt_find_bound(double lo, const char *unit, const char *method, double conf,
@@ -125,19 +154,6 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what);
 mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
                        int max_rounds, double hit_threshold);
-
-/* ---- probes ---- */
-mt_err mt_probe_calibrate(mt_probe_ctx *c);
-mt_err mt_probe_shared(mt_probe_ctx *c);
-mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id); /* L1D, TEX or RO */
-mt_err mt_probe_constant(mt_probe_ctx *c);
-mt_err mt_probe_l2(mt_probe_ctx *c);
-mt_err mt_probe_dram(mt_probe_ctx *c);
-mt_err mt_probe_sharing(mt_probe_ctx *c);
-
-/* After the constant and L2 probes: a "constant L1.5" whose latency is the
- * L2's is the L2 itself (the GPU has one constant cache level). */
-void mt_check_const_l15_is_l2(mt_probe_ctx *c);
 
 /* Adds a threshold to the topology's list (once per name). */
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);

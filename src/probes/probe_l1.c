@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confidence.h"
 #include "probe_internal.h"
 
 #define PRESENCE_FOOTPRINT 1024u /* fits any L1-level cache, yet spans 32 sectors */
@@ -40,8 +41,8 @@ static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *c
 {
     mt_path p = mt_cache_path(id);
     mt_experiment e[2] = {
-        mt_exp(p, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
-        mt_exp(MT_PATH_GLOBAL_CG, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
+        mt_exp_chase(p, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
+        mt_exp_chase(MT_PATH_GLOBAL_CG, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
     };
     mt_result r[2];
     mt_err err = mt_run(c, e, 2, r);
@@ -59,10 +60,16 @@ static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *c
     memcpy(pool + na, b, nb * sizeof *b);
     mt_split sp;
     mt_ks_result ks;
-    mt_split_robust(pool, na + nb, &sp);
-    mt_ks_two_sample(a, na, b, nb, MT_KS_ALPHA, &ks);
+    /* A split or test that cannot be computed (too few samples) is no
+     * evidence of a faster level: "not present", never uninitialised. */
+    bool split_ok = mt_split_robust(pool, na + nb, &sp) == MT_OK;
+    bool ks_ok = mt_ks_two_sample(a, na, b, nb, MT_KS_ALPHA, &ks) == MT_OK;
+    if (!ks_ok)
+        memset(&ks, 0, sizeof ks);
+    if (!ks_ok)
+        ks.p_value = 1;
     double ma = mt_median(a, na), mb = mt_median(b, nb);
-    *present = sp.separated && ks.reject && mb - ma >= MT_MIN_CLASS_GAP_CYCLES;
+    *present = split_ok && ks_ok && sp.separated && ks.reject && mb - ma >= MT_MIN_CLASS_GAP_CYCLES;
     *conf = ks.reject ? 1.0 - ks.p_value : 1.0 - MT_KS_ALPHA;
     snprintf(why, whylen, "%s median %.1f vs cg (L2) median %.1f cycles, KS D=%.3f p=%.2g",
              mt_path_name(p), ma, mb, ks.d, ks.p_value);
@@ -84,8 +91,8 @@ out:
 mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
                          mt_spacing *sp)
 {
-    mt_experiment e = mt_exp(p, footprint, 4, 0, footprint / 4, MT_MODE_FINE);
-    if (e.loads > c->dev.max_fine_loads && c->dev.max_fine_loads)
+    mt_experiment e = mt_exp_chase(p, footprint, 4, 0, footprint / 4, MT_MODE_FINE);
+    if (e.loads > c->dev.max_fine_loads)
         e.loads = c->dev.max_fine_loads;
     size_t n;
     double *x;
@@ -107,7 +114,7 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
     if (warm == 0 && footprint / stride < loads) /* cold: never revisit an element */
         loads = (uint32_t)(footprint / stride);
     for (int i = 0; i < LATENCY_REPS; i++)
-        e[i] = mt_exp(p, footprint, stride, warm, loads, MT_MODE_AGGREGATE);
+        e[i] = mt_exp_chase(p, footprint, stride, warm, loads, MT_MODE_AGGREGATE);
     mt_err err = mt_run(c, e, LATENCY_REPS, r);
     if (err != MT_OK)
         return err;
@@ -121,13 +128,14 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
     return MT_OK;
 }
 
-mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
+static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
 {
-    mt_cache_report *rep = &c->topo->cache[id];
+    const char *key = mt_cache_key(id);
     mt_cache_state *s = &c->cs[id];
     mt_path p = mt_cache_path(id);
     const char *pn = mt_path_name(p);
-    rep->probed = true;
+    mt_finding f;
+    mt_mark_probed(c, key);
 
     bool present = false;
     double conf = 0;
@@ -136,12 +144,15 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     mt_err err = presence(c, id, &present, &conf, why, sizeof why);
     if (err != MT_OK)
         return err;
-    if (id == MT_CACHE_L1D)
-        c->topo->l1_caches_global = mt_find_value(present ? 1 : 0, "bool", MT_SRC_MEASURED,
-                                                  "pchase-fine ca-vs-cg ks+otsu", conf, "%s", why);
+    if (id == MT_CACHE_L1D) {
+        f = mt_find_value(present ? 1 : 0, "bool", MT_SRC_MEASURED, "pchase-fine ca-vs-cg ks+otsu",
+                          conf, "%s", why);
+        mt_set(c, key, "caches_global_loads", &f);
+    }
     if (!present) {
-        rep->size = mt_find_absent("pchase-fine ca-vs-cg ks+otsu", conf,
-                                   "%s loads are served at L2 latency: not cached here (%s)", pn, why);
+        f = mt_find_absent("pchase-fine ca-vs-cg ks+otsu", conf,
+                           "%s loads are served at L2 latency: not cached here (%s)", pn, why);
+        mt_set(c, key, "size", &f);
         return MT_OK;
     }
     s->present = true;
@@ -153,15 +164,12 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
         return err;
     if (sp.found) {
         s->sector = sp.spacing_bytes;
-        rep->sector = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
-                                    sp.support, "%zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
-                                    sp.n_misses, 100 * sp.support, sp.threshold);
+        f = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
+                          sp.support, "%zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
+                          sp.n_misses, 100 * sp.support, sp.threshold);
+        mt_set(c, key, "sector", &f);
     } else {
-        s->sector = 32; /* only used as the search stride below */
-        rep->sector = mt_find_absent("pchase-fine-cold miss-spacing", 0,
-                                     "no regular miss spacing (%zu misses); searched at a 32 B stride",
-                                     sp.n_misses);
-        rep->sector.kind = MT_FIND_NONE;
+        s->sector = 32; /* only used as the search stride below; the sector stays unknown */
     }
 
     /* Size. */
@@ -175,12 +183,13 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     mt_cap_result cap;
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
-    rep->size = mt_capacity_finding(&cap, pn);
+    f = mt_capacity_finding(&cap, pn);
     if (c->dev.carveout_smem_bytes) { /* the L1 shares its array with shared memory */
-        size_t len = strlen(rep->size.note);
-        snprintf(rep->size.note + len, sizeof rep->size.note - len,
-                 "; shared-memory carveout in effect: %u KiB", c->dev.carveout_smem_bytes / 1024);
+        size_t len = strlen(f.note);
+        snprintf(f.note + len, sizeof f.note - len, "; shared-memory carveout in effect: %u KiB",
+                 c->dev.carveout_smem_bytes / 1024);
     }
+    mt_set(c, key, "size", &f);
     s->size = cap.lo;
     s->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
 
@@ -201,11 +210,12 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     if ((err = mt_measure_agg_latency(c, p, fp, s->sector, 1, &lat, NULL)) != MT_OK)
         return err;
     s->latency = lat;
-    rep->latency = mt_find_value(lat, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
-                                 "%llu B chain, stride %u B, %u loads x %d runs, median; loop overhead "
-                                 "%.1f cycles subtracted; fine-grained median %.1f",
-                                 (unsigned long long)fp, s->sector, LATENCY_LOADS, LATENCY_REPS,
-                                 c->overhead_agg, s->hit_fine);
+    f = mt_find_value(lat, "cycles", MT_SRC_MEASURED, "pchase-aggregate", MT_CONF_AGG_MEDIAN,
+                      "%llu B chain, stride %u B, %u loads x %d runs, median; loop overhead "
+                      "%.1f cycles subtracted; fine-grained median %.1f",
+                      (unsigned long long)fp, s->sector, LATENCY_LOADS, LATENCY_REPS,
+                      c->overhead_agg, s->hit_fine);
+    mt_set(c, key, "latency", &f);
 
     /* Miss penalty: a chain far beyond the cache but inside the L2. */
     if (!s->size_is_bound && s->size) {
@@ -222,11 +232,49 @@ mt_err mt_probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
         mt_progress(c, "%s miss penalty", pn);
         if ((err = mt_measure_agg_latency(c, p, big, stride, 1, &miss_lat, NULL)) != MT_OK)
             return err;
-        rep->miss_penalty = mt_find_value(miss_lat - lat, "cycles", MT_SRC_MEASURED,
-                                          "pchase-aggregate difference", 0.9,
-                                          "%llu B chain at %u B stride: %.1f cycles per load (served by L2) "
-                                          "minus hit latency %.1f",
-                                          (unsigned long long)big, stride, miss_lat, lat);
+        f = mt_find_value(miss_lat - lat, "cycles", MT_SRC_MEASURED, "pchase-aggregate difference",
+                          MT_CONF_DIFFERENCE,
+                          "%llu B chain at %u B stride: %.1f cycles per load (served by L2) "
+                          "minus hit latency %.1f",
+                          (unsigned long long)big, stride, miss_lat, lat);
+        mt_set(c, key, "miss_penalty", &f);
     }
     return MT_OK;
 }
+
+static mt_err run_l1d(mt_probe_ctx *c) { return probe_l1_level(c, MT_CACHE_L1D); }
+static mt_err run_texture(mt_probe_ctx *c) { return probe_l1_level(c, MT_CACHE_TEX); }
+static mt_err run_readonly(mt_probe_ctx *c) { return probe_l1_level(c, MT_CACHE_RO); }
+
+/* The three logical caches global data can go through; each may share one
+ * physical cache with the others (the sharing probe tells). */
+#define L1_FLAGS (MT_OBJ_IN_TABLE | MT_OBJ_SHAREABLE)
+#define L1_FINDINGS(k) \
+    {k ".size", "size"}, {k ".line", "line"}, {k ".sector", "sector"}, \
+    {k ".latency", "latency"}, {k ".miss_penalty", "miss penalty"}
+
+static const mt_object_decl l1d_objects[] = {
+    {"l1d", "L1 Data", "L1D", MT_OBJ_CACHE, L1_FLAGS, 10}, {NULL}};
+static const mt_finding_decl l1d_provides[] = {
+    L1_FINDINGS("l1d"), {"l1d.caches_global_loads", "global loads (ld.global.ca) cached"}, {NULL}};
+const mt_probe_desc mt_probe_l1d = {
+    .name = "l1d", .summary = "L1 data cache (ld.global.ca): presence, sector, size, line, latency, "
+                              "miss penalty",
+    .rank = 20, .objects = l1d_objects, .provides = l1d_provides, .run = run_l1d,
+};
+
+static const mt_object_decl texture_objects[] = {
+    {"texture", "Texture", "Tex", MT_OBJ_CACHE, L1_FLAGS, 20}, {NULL}};
+static const mt_finding_decl texture_provides[] = {L1_FINDINGS("texture"), {NULL}};
+const mt_probe_desc mt_probe_texture = {
+    .name = "texture", .summary = "texture cache (tex1Dfetch): the same findings as l1d",
+    .rank = 30, .objects = texture_objects, .provides = texture_provides, .run = run_texture,
+};
+
+static const mt_object_decl readonly_objects[] = {
+    {"readonly", "Read-Only", "RO", MT_OBJ_CACHE, L1_FLAGS, 30}, {NULL}};
+static const mt_finding_decl readonly_provides[] = {L1_FINDINGS("readonly"), {NULL}};
+const mt_probe_desc mt_probe_readonly = {
+    .name = "readonly", .summary = "read-only data cache (ld.global.nc): the same findings as l1d",
+    .rank = 40, .objects = readonly_objects, .provides = readonly_provides, .run = run_readonly,
+};

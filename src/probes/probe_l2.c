@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confidence.h"
 #include "probe_internal.h"
 
 #define L2_HIT_FOOTPRINT (4ull << 20)
@@ -18,13 +19,13 @@
 
 /* Warm chain resident in the L2: its fine samples split into a near and a far
  * class when the L2 has partitions with different distances to this SM. */
-static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *rep)
+static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
 {
     uint64_t fp = L2_HIT_FOOTPRINT; /* well inside one partition of up to 16 */
     if (c->dev.l2_bytes && fp > c->dev.l2_bytes / 16)
         fp = mt_round_down(c->dev.l2_bytes / 16, L2_HIT_STRIDE);
-    uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
-    mt_experiment e = mt_exp(MT_PATH_GLOBAL_CG, fp, L2_HIT_STRIDE, 1, cap, MT_MODE_FINE);
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, fp, L2_HIT_STRIDE, 1, c->dev.max_fine_loads,
+                                   MT_MODE_FINE);
     e.sm = 0;
     size_t n;
     double *x;
@@ -32,7 +33,10 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
     if (err != MT_OK)
         return err;
     mt_split sp;
-    mt_split_robust(x, n, &sp);
+    if (mt_split_robust(x, n, &sp) != MT_OK) { /* too few samples: one class */
+        memset(&sp, 0, sizeof sp);
+        sp.separated = false;
+    }
     bool parts = sp.separated && sp.high_fraction >= PARTITION_MIN_SHARE &&
                  sp.high_fraction <= 1 - PARTITION_MIN_SHARE;
     double near, far = NAN;
@@ -56,13 +60,16 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
         s->hit_threshold = mt_hit_threshold(hi, nh);
         free(lo);
         free(hi);
-        c->topo->l2_far_latency = mt_find_value(
-            far, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", 0.8,
+        mt_finding f = mt_find_value(
+            far, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", MT_CONF_FAR_CLASS,
             "median of the slower class (%.0f%% of %zu L2-resident lines, Otsu threshold %.0f), "
             "SM 0, timer overhead removed", 100 * sp.high_fraction, n, sp.threshold);
-        rep->latency = mt_find_value(near, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", 0.9,
-                                     "near-partition hit latency from SM 0 (median of the faster class); "
-                                     "far partition %.0f cycles", far);
+        mt_set(c, "l2", "far_latency", &f);
+        f = mt_find_value(near, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split",
+                          MT_CONF_NEAR_CLASS,
+                          "near-partition hit latency from SM 0 (median of the faster class); "
+                          "far partition %.0f cycles", far);
+        mt_set(c, "l2", "latency", &f);
     } else {
         near = mt_median(x, n);
         s->hit_threshold = mt_hit_threshold(x, n);
@@ -73,20 +80,21 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s, mt_cache_report *r
     return MT_OK;
 }
 
-mt_err mt_probe_l2(mt_probe_ctx *c)
+static mt_err probe_l2(mt_probe_ctx *c)
 {
     mt_cache_state *s = &c->cs[MT_CACHE_L2];
-    mt_cache_report *rep = &c->topo->cache[MT_CACHE_L2];
-    rep->probed = true;
+    mt_finding f;
+    mt_mark_probed(c, "l2");
     s->present = true;
-    rep->size = mt_find_value((double)c->dev.l2_bytes, "B", MT_SRC_DRIVER, "driver attribute", 1.0,
-                              "cudaDevAttrL2CacheSize");
+    f = mt_find_value((double)c->dev.l2_bytes, "B", MT_SRC_DRIVER, "driver attribute",
+                      MT_CONF_DRIVER, "cudaDevAttrL2CacheSize");
+    mt_set(c, "l2", "size", &f);
     mt_note_threshold(c, "PARTITION_MIN_SHARE", PARTITION_MIN_SHARE,
                       "L2: a slower latency class is a far partition if it holds this share");
     mt_note_threshold(c, "PARTITION_MAX_SHARE", PARTITION_MAX_SHARE,
                       "L2: one SM sees a partition if it can use at most this share of the L2");
     mt_progress(c, "L2 hit latency and partitions");
-    mt_err err = hit_classes(c, s, rep);
+    mt_err err = hit_classes(c, s);
     if (err != MT_OK)
         return err;
     /* Aggregate latency over the same kind of chain: the mean over partitions. */
@@ -94,12 +102,23 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     if ((err = mt_measure_agg_latency(c, MT_PATH_GLOBAL_CG, fp, 128, 1, &s->latency, NULL)) != MT_OK)
         return err;
     s->agg_latency = s->latency;
-    if (rep->latency.kind == MT_FIND_NONE)
-        rep->latency = mt_find_value(s->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
-                                     "%llu B chain at 128 B stride, loop overhead subtracted",
-                                     (unsigned long long)fp);
-    else
-        s->latency = rep->latency.value; /* near latency is the L2 hit latency */
+    /* The mean over the partitions, as an aggregate chase sees it: what a
+     * load that misses an upper level pays on average (the constant L1.5
+     * test compares with it, derive_const_l15_is_l2.c). */
+    f = mt_find_value(s->agg_latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate",
+                      MT_CONF_AGG_MEDIAN,
+                      "%llu B chain at 128 B stride from any SM, loop overhead subtracted: the "
+                      "mean over near and far lines", (unsigned long long)fp);
+    mt_set(c, "l2", "mean_latency", &f);
+    const mt_finding *near = mt_get(c, "l2", "latency");
+    if (near->kind == MT_FIND_NONE) {
+        f = mt_find_value(s->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate",
+                          MT_CONF_AGG_MEDIAN, "%llu B chain at 128 B stride, loop overhead subtracted",
+                          (unsigned long long)fp);
+        mt_set(c, "l2", "latency", &f);
+    } else {
+        s->latency = near->value; /* near latency is the L2 hit latency */
+    }
 
     mt_spacing sp;
     mt_progress(c, "L2 sector from cold misses");
@@ -107,9 +126,10 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
         return err;
     if (sp.found) {
         s->sector = sp.spacing_bytes;
-        rep->sector = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
-                                    sp.support, "%zu cold misses to DRAM, %.0f%% of gaps equal",
-                                    sp.n_misses, 100 * sp.support);
+        f = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
+                          sp.support, "%zu cold misses to DRAM, %.0f%% of gaps equal",
+                          sp.n_misses, 100 * sp.support);
+        mt_set(c, "l2", "sector", &f);
     } else {
         return MT_OK;
     }
@@ -131,27 +151,42 @@ mt_err mt_probe_l2(mt_probe_ctx *c)
     if ((err = mt_capacity_search(c, &q, &small)) != MT_OK)
         return err;
     if (small.kind == MT_FIND_LOWER_BOUND) {
-        c->topo->l2_partition_size = mt_find_absent(
+        f = mt_find_absent(
             "pchase-fine capacity from one SM", small.confidence,
             "one SM's chains fit up to %llu B without misses: no partition smaller than the L2",
             (unsigned long long)small.lo);
+        mt_set(c, "l2", "partition_size", &f);
         return MT_OK;
     }
     if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
-        c->topo->l2_partition_size = mt_find_value(
+        f = mt_find_value(
             (double)small.lo, "B", MT_SRC_MEASURED, "pchase-fine capacity from one SM",
             small.confidence,
             "capacity one SM can use before its first L2 eviction (%llu..%llu B, %.0f%% of the "
             "driver's L2): the SM allocates in one partition of the L2", (unsigned long long)small.lo,
             (unsigned long long)small.hi, 100.0 * (double)small.lo / (double)l2);
     else
-        c->topo->l2_partition_size = mt_find_absent(
+        f = mt_find_absent(
             "pchase-fine capacity from one SM", small.confidence,
             "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
             (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
+    mt_set(c, "l2", "partition_size", &f);
     if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, small.confidence,
                                s->sector, 0, lim ? lim : UINT64_MAX, 1,
                                s->hit_threshold)) != MT_OK)
         return err;
     return MT_OK;
 }
+
+static const mt_object_decl objects[] = {
+    {"l2", "L2", "L2", MT_OBJ_CACHE, MT_OBJ_IN_TABLE, 70}, {NULL}};
+static const mt_finding_decl provides[] = {
+    {"l2.size", "size"}, {"l2.line", "line"}, {"l2.sector", "sector"}, {"l2.latency", "latency"},
+    {"l2.mean_latency", "mean hit latency over partitions"},
+    {"l2.far_latency", "far-partition hit latency"},
+    {"l2.partition_size", "partition size (measured)"}, {NULL}};
+const mt_probe_desc mt_probe_l2 = {
+    .name = "l2", .summary = "L2: size (driver), near and far hit latency, partition size, sector, "
+                             "line",
+    .rank = 60, .objects = objects, .provides = provides, .run = probe_l2,
+};

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confidence.h"
 #include "probe_internal.h"
 
 #define SLICE_WARPS 16 /* warps 1..15 tested against warp 0: 4 schedulers x 4 */
@@ -26,7 +27,7 @@ static mt_experiment pair_exp(const mt_probe_ctx *c, mt_cache_id a, int ta, mt_c
     const mt_cache_state *sa = &c->cs[a];
     uint64_t fa = fill_footprint(sa);
     uint32_t loads = mt_fine_loads(c, fa, sa->sector, 1.0);
-    mt_experiment e = mt_exp(mt_cache_path(a), fa, sa->sector, 1, loads, MT_MODE_FINE);
+    mt_experiment e = mt_exp_chase(mt_cache_path(a), fa, sa->sector, 1, loads, MT_MODE_FINE);
     e.chain[0].thread = ta;
     if (b != MT_CACHE_COUNT) {
         const mt_cache_state *sb = &c->cs[b];
@@ -99,6 +100,39 @@ out:
     return err;
 }
 
+/* One "shared_with" finding (a set of object keys, in object order) per
+ * logical cache that could be tested; an untested cache gets none (the
+ * report shows "?"). */
+static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n, const int *pa,
+                            const int *pb)
+{
+    for (int i = 0; i < 3; i++) {
+        mt_cache_id id = l1_level[i];
+        if (!usable(c, id))
+            continue;
+        mt_finding f = mt_find_value(0, "", MT_SRC_MEASURED, "two-chain eviction, one thread",
+                                     1.0 - MT_KS_ALPHA,
+                                     "filling the other cache evicts this one's chain (binomial "
+                                     "alpha %g, miss share +%.0f%%)", MT_KS_ALPHA,
+                                     100 * MT_MIN_MISS_FRACTION_INCREASE);
+        f.kind = MT_FIND_SET;
+        f.text[0] = '\0';
+        for (int j = 0; j < 3; j++) {
+            mt_cache_id other = l1_level[j];
+            bool same = false;
+            for (size_t k = 0; k < n; k++)
+                same |= cmp[k].differs && ((pa[k] == (int)id && pb[k] == (int)other) ||
+                                           (pb[k] == (int)id && pa[k] == (int)other));
+            if (!same)
+                continue;
+            size_t len = strlen(f.text);
+            snprintf(f.text + len, sizeof f.text - len, "%s%s", len ? "," : "",
+                     mt_cache_key(other));
+        }
+        mt_set(c, mt_cache_key(id), "shared_with", &f);
+    }
+}
+
 static mt_err physical_sharing(mt_probe_ctx *c)
 {
     mt_experiment refs[3], e[3];
@@ -107,7 +141,6 @@ static mt_err physical_sharing(mt_probe_ctx *c)
     int ref_index[MT_CACHE_COUNT];
     for (int i = 0; i < 3; i++) {
         mt_cache_id id = l1_level[i];
-        c->topo->cache[id].sharing_tested = usable(c, id);
         if (!usable(c, id))
             continue;
         ref_index[id] = (int)nrefs;
@@ -126,8 +159,10 @@ static mt_err physical_sharing(mt_probe_ctx *c)
             pb[n] = b;
             n++;
         }
-    if (n == 0)
+    if (n == 0) {
+        publish_sharing(c, NULL, 0, pa, pb);
         return MT_OK;
+    }
     mt_comparison cmp[3];
     mt_cache_id cache_of[3];
     for (size_t i = 0; i < n; i++)
@@ -136,11 +171,7 @@ static mt_err physical_sharing(mt_probe_ctx *c)
     mt_err err = run_compare(c, e, cache_of, n, ref_of, refs, nrefs, cmp);
     if (err != MT_OK)
         return err;
-    for (size_t i = 0; i < n; i++)
-        if (cmp[i].differs) {
-            c->topo->cache[pa[i]].shared_with |= 1u << pb[i];
-            c->topo->cache[pb[i]].shared_with |= 1u << pa[i];
-        }
+    publish_sharing(c, cmp, n, pa, pb);
     return MT_OK;
 }
 
@@ -180,84 +211,49 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
     mt_slices in_warp, across;
     mt_count_slices(dist, (size_t)ws - 1, &in_warp);
     mt_count_slices(dist + ws - 1, (size_t)warps - 1, &across);
-    mt_cache_report *rep = &c->topo->cache[id];
+    mt_finding f;
     if (in_warp.ok && across.ok)
-        rep->per_sm = mt_find_value(in_warp.slices * across.slices, "count", MT_SRC_MEASURED,
-                                    "two-chain thread/warp disturbance", 0.9,
+        f = mt_find_value(in_warp.slices * across.slices, "count", MT_SRC_MEASURED,
+                                    "two-chain thread/warp disturbance", MT_CONF_SLICES,
                                     "%d of %d threads of warp 0 and %d of %d warps share thread 0's "
                                     "slice (binomial alpha %g, miss share +%.0f%%)", in_warp.sharing_warps,
                                     in_warp.n_warps, across.sharing_warps, across.n_warps,
                                     MT_KS_ALPHA, 100 * MT_MIN_MISS_FRACTION_INCREASE);
     else
-        rep->per_sm = mt_find_range(1, (double)ws * warps, "count", "two-chain thread/warp disturbance",
-                                    0.3, "%d of %d threads and %d of %d warps share thread 0's slice: "
+        f = mt_find_range(1, (double)ws * warps, "count", "two-chain thread/warp disturbance",
+                                    MT_CONF_INCONSISTENT, "%d of %d threads and %d of %d warps share thread 0's slice: "
                                     "no consistent slice pattern", in_warp.sharing_warps,
                                     in_warp.n_warps, across.sharing_warps, across.n_warps);
+    mt_set(c, mt_cache_key(id), "per_sm", &f);
     return MT_OK;
 }
 
-/* Logical caches that share one physical cache share its line.  A line
- * measured through capacity is an upper bound (uneven set use only lowers
- * the line count), so the smallest measured line of the group is the line;
- * a member whose own test gave more, or nothing, takes it with source
- * "derived".  On an H100 texture fetches spread unevenly over the sets
- * (their own test gives 256 B or a bound), while ld.global.ca/.nc into the
- * same cache resolve 128 B. */
-static void derive_shared_lines(mt_probe_ctx *c)
-{
-    double best[3];
-    int best_from[3];
-    for (int i = 0; i < 3; i++) {
-        mt_cache_id a = l1_level[i];
-        const mt_cache_report *ra = &c->topo->cache[a];
-        best[i] = -1;
-        best_from[i] = -1;
-        for (int j = 0; j < 3; j++) {
-            mt_cache_id b = l1_level[j];
-            const mt_cache_report *rb = &c->topo->cache[b];
-            bool same = a == b || (ra->shared_with & (1u << b));
-            if (!same || rb->line.kind != MT_FIND_VALUE || rb->line.source != MT_SRC_MEASURED)
-                continue;
-            if (best[i] < 0 || rb->line.value < best[i]) {
-                best[i] = rb->line.value;
-                best_from[i] = j;
-            }
-        }
-    }
-    for (int i = 0; i < 3; i++) {
-        mt_cache_id a = l1_level[i];
-        mt_cache_report *ra = &c->topo->cache[a];
-        if (best_from[i] < 0 || best_from[i] == i)
-            continue;
-        if (ra->line.kind == MT_FIND_VALUE && ra->line.value <= best[i])
-            continue;
-        mt_cache_id b = l1_level[best_from[i]];
-        char own[48];
-        mt_finding_kind k = ra->line.kind;
-        if (k == MT_FIND_VALUE)
-            snprintf(own, sizeof own, "%.0f B", ra->line.value);
-        else if (k == MT_FIND_LOWER_BOUND)
-            snprintf(own, sizeof own, "> %.0f B", ra->line.lo);
-        else
-            snprintf(own, sizeof own, "no value");
-        double conf = c->topo->cache[b].line.confidence * 0.9;
-        ra->line = mt_find_value(best[i], "B", MT_SRC_DERIVED, "shared physical cache", conf,
-                                 "line of %s, which shares this physical cache; this path's own "
-                                 "capacity test gave %s, an upper bound (its addresses use the "
-                                 "sets unevenly)", mt_cache_name(b), own);
-        c->cs[a].line = (uint32_t)best[i];
-    }
-}
-
-mt_err mt_probe_sharing(mt_probe_ctx *c)
+static mt_err probe_sharing(mt_probe_ctx *c)
 {
     mt_err err = physical_sharing(c);
     if (err != MT_OK)
         return err;
-    derive_shared_lines(c);
     const mt_cache_id with_slices[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO, MT_CACHE_CONST_L1};
     for (size_t i = 0; i < sizeof with_slices / sizeof *with_slices; i++)
         if (usable(c, with_slices[i]) && (err = slices(c, with_slices[i])) != MT_OK)
             return err;
     return MT_OK;
 }
+
+static const mt_finding_decl provides[] = {
+    {"l1d.shared_with", "shared with"}, {"texture.shared_with", "shared with"},
+    {"readonly.shared_with", "shared with"},
+    {"l1d.per_sm", "per SM"}, {"texture.per_sm", "per SM"}, {"readonly.per_sm", "per SM"},
+    {"const_l1.per_sm", "per SM"}, {NULL}};
+/* The tests fill a share of each cache at its sector stride: they need the
+ * sizes (and with them the sectors and hit thresholds) of the L1-level
+ * caches.  The constant L1's slices are tested when the constant probe ran
+ * before (rank), not required. */
+static const char *const requires[] = {"l1d.size", "texture.size", "readonly.size", NULL};
+static const mt_object_decl objects[] = {{NULL}};
+const mt_probe_desc mt_probe_sharing = {
+    .name = "sharing", .summary = "which L1-level caches share one physical cache, and slices per "
+                                  "SM (runs l1d, texture, readonly)",
+    .rank = 80, .objects = objects, .provides = provides, .requires = requires,
+    .run = probe_sharing,
+};

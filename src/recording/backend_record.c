@@ -1,17 +1,21 @@
 /* The record wrapper: forwards everything to an inner backend and keeps a
  * copy of every experiment and result, written to a directory by
- * mt_record_flush (format in record.h) so the run can be replayed. */
+ * mt_record_flush (format in recording.h) so the run can be replayed.
+ * --record and --raw both use it: the manifest it writes is what makes a
+ * raw directory replayable too. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "../report/atomic_file.h"
-#include "../report/device_json.h"
-#include "../report/raw_csv.h"
-#include "record.h"
+#include "../topology/device_json.h"
+#include "csv_write.h"
+#include "recording.h"
 
 typedef struct {
+    mt_backend_ops ops;   /* the inner backend's api_version and caps */
     mt_backend *inner;
     char *dir;
     mt_device_info dev;
@@ -25,13 +29,19 @@ typedef struct {
     char tool_version[32];
     char command_line[512];
     char time_utc[32];
+    /* mt_record_set_probes: the list, and why it cannot be written (a
+     * name too long, too many names), reported by the next flush. */
+    int have_probes;
+    size_t n_probes;
+    char probes[MT_RECORDING_MAX_PROBES][MT_RECORDING_PROBE_NAME];
+    char probes_error[200];
 } record_impl;
 
-static const mt_backend_ops record_ops;
+static void rec_destroy(mt_backend *b);
 
 static record_impl *impl_of(const mt_backend *b)
 {
-    return (b && b->ops == &record_ops) ? (record_impl *)b->impl : NULL;
+    return (b && b->ops && b->ops->destroy == rec_destroy) ? (record_impl *)b->impl : NULL;
 }
 
 static mt_err rec_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
@@ -88,10 +98,52 @@ static mt_err copy_result(const mt_experiment *x, const mt_result *src, mt_resul
     return MT_OK;
 }
 
+/* Frees what a kept experiment owns (a sequence's index copy). */
+static void exp_release(mt_experiment *x)
+{
+    if (x->kind == MT_KIND_SEQUENCE) {
+        free((void *)x->u.seq.index);
+        x->u.seq.index = NULL;
+    }
+}
+
+/* A canonical copy of an experiment that owns its sequence indices.  The
+ * union is cleared beyond the kind's own member and unused chain slots are
+ * zeroed (they may hold anything in the caller's copy). */
+static mt_err copy_experiment(const mt_experiment *src, mt_experiment *dst, mt_errinfo *ei)
+{
+    *dst = *src;
+    memset(&dst->u, 0, sizeof dst->u);
+    for (int c = src->n_chains; c < MT_MAX_CHAINS; c++)
+        if (c >= 0)
+            memset(&dst->chain[c], 0, sizeof dst->chain[c]);
+    if (src->kind != MT_KIND_SEQUENCE)
+        return MT_OK;
+    dst->u.seq = src->u.seq;
+    dst->u.seq.index = NULL;
+    if (src->u.seq.n == 0)
+        return MT_OK;
+    uint32_t *idx = malloc((size_t)src->u.seq.n * sizeof *idx);
+    if (!idx)
+        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory copying a %u-entry sequence",
+                       src->u.seq.n);
+    memcpy(idx, src->u.seq.index, (size_t)src->u.seq.n * sizeof *idx);
+    dst->u.seq.index = idx;
+    return MT_OK;
+}
+
 static mt_err rec_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, mt_result *out,
                             mt_errinfo *ei)
 {
     record_impl *r = b->impl;
+    /* Refuse what could not be written before measuring it: a recording
+     * must hold everything the run measured. */
+    for (size_t i = 0; i < n; i++)
+        if (!mt_recording_stores_kind(exps[i].kind))
+            return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                           "record: experiment %zu of the batch is of kind %s, which recording "
+                           "format %d cannot store",
+                           i, mt_kind_name(exps[i].kind), MT_RECORD_FORMAT_VERSION);
     unsigned batch = r->n_batches++;
     r->dirty = 1;
     mt_err e = mt_backend_run(r->inner, exps, n, out, ei);
@@ -101,19 +153,21 @@ static mt_err rec_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
     size_t i = 0;
     for (; !e && i < n; i++) {
         mt_experiment *x = &r->exps[r->n + i];
-        *x = exps[i];
-        /* Unused chain slots may hold anything; keep the copy canonical. */
-        for (int c = x->n_chains; c < MT_MAX_CHAINS; c++)
-            if (c >= 0)
-                memset(&x->chain[c], 0, sizeof x->chain[c]);
         r->batch[r->n + i] = batch;
-        e = copy_result(x, &out[i], &r->res[r->n + i], ei);
+        e = copy_experiment(&exps[i], x, ei);
+        if (!e) {
+            e = copy_result(x, &out[i], &r->res[r->n + i], ei);
+            if (e)
+                exp_release(x);
+        }
     }
     if (e) {
         /* Keep the recording consistent: drop this batch's partial copies,
          * and the caller's results, as a failed batch leaves nothing. */
-        for (size_t k = 0; k + 1 < i; k++)
+        for (size_t k = 0; k + 1 < i; k++) {
+            exp_release(&r->exps[r->n + k]);
             mt_result_free(&r->res[r->n + k]);
+        }
         for (size_t k = 0; k < n; k++)
             mt_result_free(&out[k]);
         return e;
@@ -162,6 +216,12 @@ static json_t *manifest_json(const record_impl *r, size_t n_samples)
         bad = json_object_set_new(m, "device", dev);
         dev = NULL;
     }
+    if (!bad && r->have_probes) {
+        json_t *list = json_array();
+        bad = !list || json_object_set_new(m, "probes", list);
+        for (size_t i = 0; !bad && i < r->n_probes; i++)
+            bad = json_array_append_new(list, json_string(r->probes[i]));
+    }
     bad = bad || json_object_set_new(m, "experiments", json_integer((json_int_t)r->n));
     bad = bad || json_object_set_new(m, "samples", json_integer((json_int_t)n_samples));
     bad = bad || json_object_set_new(m, "batches", json_integer(r->n_batches));
@@ -179,31 +239,44 @@ mt_err mt_record_flush(mt_backend *rec, mt_errinfo *ei)
     record_impl *r = impl_of(rec);
     if (!r)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "mt_record_flush: not a record backend");
+    if (r->probes_error[0])
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "%s/%s: %s", r->dir, MT_MANIFEST_JSON,
+                       r->probes_error);
     if (!r->have_dev) {
         mt_device_info d;
         mt_err e = rec_get_info(rec, &d, ei);
         if (e)
             return e;
     }
-    /* Samples first, manifest last: a directory with a manifest is whole. */
-    mt_err e = mt_raw_csv_write(r->dir, r->exps, r->res, r->n, r->batch, ei);
-    if (e)
+    size_t plen = strlen(r->dir) + sizeof MT_MANIFEST_JSON + 1;
+    char *path = malloc(plen);
+    if (!path)
+        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
+    snprintf(path, plen, "%s/%s", r->dir, MT_MANIFEST_JSON);
+    /* A directory with a manifest is whole: the old manifest goes first (it
+     * would describe the old CSV files), the CSV files next, each written
+     * completely before any is renamed, and the new manifest last. */
+    if (remove(path) != 0 && errno != ENOENT) {
+        mt_err e = mt_fail(ei, MT_ERR_IO, "%s: cannot remove the old manifest: %s", path,
+                           strerror(errno));
+        free(path);
         return e;
+    }
+    mt_err e = mt_raw_csv_write(r->dir, r->exps, r->res, r->n, r->batch, ei);
+    if (e) {
+        free(path);
+        return e;
+    }
     size_t n_samples = 0;
     for (size_t i = 0; i < r->n; i++)
         for (int c = 0; c < r->exps[i].n_chains; c++)
             n_samples += r->res[i].n[c];
     json_t *m = manifest_json(r, n_samples);
-    if (!m)
+    if (!m) {
+        free(path);
         return mt_fail(ei, MT_ERR_NOMEM, "%s/%s: out of memory encoding the manifest", r->dir,
                        MT_MANIFEST_JSON);
-    size_t plen = strlen(r->dir) + sizeof MT_MANIFEST_JSON + 1;
-    char *path = malloc(plen);
-    if (!path) {
-        json_decref(m);
-        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
     }
-    snprintf(path, plen, "%s/%s", r->dir, MT_MANIFEST_JSON);
     mt_atomic_file af;
     e = mt_atomic_open(&af, path, ei);
     if (!e) {
@@ -230,8 +303,10 @@ static void rec_destroy(mt_backend *b)
         mt_errinfo ignored;
         (void)mt_record_flush(b, &ignored);
     }
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
+        exp_release(&r->exps[i]);
         mt_result_free(&r->res[i]);
+    }
     free(r->exps);
     free(r->res);
     free(r->batch);
@@ -240,13 +315,6 @@ static void rec_destroy(mt_backend *b)
     free(r);
     free(b);
 }
-
-static const mt_backend_ops record_ops = {
-    .name = "record",
-    .get_info = rec_get_info,
-    .run_batch = rec_run_batch,
-    .destroy = rec_destroy,
-};
 
 mt_err mt_backend_record_wrap(mt_backend *inner, const char *dir, mt_backend **out,
                               mt_errinfo *ei)
@@ -272,10 +340,20 @@ mt_err mt_backend_record_wrap(mt_backend *inner, const char *dir, mt_backend **o
         free(d);
         return e;
     }
+    /* The wrapper runs what the inner backend runs: same interface version
+     * and capabilities (run_batch refuses kinds the format cannot store). */
+    r->ops = (mt_backend_ops){
+        .api_version = inner->ops->api_version,
+        .name = "record",
+        .caps = inner->ops->caps,
+        .get_info = rec_get_info,
+        .run_batch = rec_run_batch,
+        .destroy = rec_destroy,
+    };
     r->inner = inner;
     r->dir = d;
     r->dirty = 1; /* even a run with no batch leaves a (device-only) recording */
-    b->ops = &record_ops;
+    b->ops = &r->ops;
     b->impl = r;
     *out = b;
     return MT_OK;
@@ -301,10 +379,43 @@ void mt_record_discard(mt_backend *rec)
     record_impl *r = impl_of(rec);
     if (!r)
         return;
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
+        exp_release(&r->exps[i]);
         mt_result_free(&r->res[i]);
+    }
     r->n = 0;
     r->dirty = 0;
+}
+
+void mt_record_set_probes(mt_backend *rec, const char *const *names, size_t n)
+{
+    record_impl *r = impl_of(rec);
+    if (!r)
+        return;
+    r->have_probes = 1;
+    r->n_probes = 0;
+    r->probes_error[0] = '\0';
+    r->dirty = 1;
+    if (n > MT_RECORDING_MAX_PROBES) {
+        snprintf(r->probes_error, sizeof r->probes_error,
+                 "%zu probes, more than a recording lists (%d)", n, MT_RECORDING_MAX_PROBES);
+    } else {
+        for (size_t i = 0; i < n && !r->probes_error[0]; i++) {
+            const char *s = names[i] ? names[i] : "";
+            size_t len = strlen(s);
+            int ok = len > 0 && len < MT_RECORDING_PROBE_NAME;
+            for (size_t k = 0; ok && k < len; k++)
+                ok = s[k] > ' ' && s[k] < 0x7f;
+            if (!ok)
+                snprintf(r->probes_error, sizeof r->probes_error,
+                         "probe name \"%.40s\" is not 1-%d printable ASCII characters", s,
+                         MT_RECORDING_PROBE_NAME - 1);
+            else
+                memcpy(r->probes[r->n_probes++], s, len + 1);
+        }
+    }
+    /* --record over --raw: the inner recording lists the same probes. */
+    mt_record_set_probes(r->inner, names, n);
 }
 
 size_t mt_record_count(const mt_backend *rec)

@@ -1,8 +1,9 @@
 /* The replay backend: answers experiments from a directory written by the
- * record wrapper (format in record.h), so a GPU run can be re-analysed
- * anywhere.  Everything is validated on open; a request is answered by the
- * first not-yet-used recorded experiment with exactly the same parameters
- * (so repeats of one experiment are served in recorded order). */
+ * record wrapper (format in recording.h: versions 1 and 2), so a GPU run
+ * can be re-analysed anywhere.  Everything is validated on open; a request
+ * is answered by the first not-yet-used recorded experiment with exactly
+ * the same parameters (so repeats of one experiment are served in recorded
+ * order). */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -11,16 +12,23 @@
 
 #include <jansson.h>
 
-#include "../report/device_json.h"
-#include "../report/raw_csv.h"
+#include "../topology/device_json.h"
 #include "csv_read.h"
-#include "record.h"
+#include "csv_write.h"
+#include "recording.h"
 
 #define NO_INDEX SIZE_MAX
+
+/* The probes of every version-1 recording (the version-1 probe set), in
+ * the order version 1 ran them. */
+static const char *const v1_probes[] = {
+    "calibrate", "shared", "l1d", "texture", "readonly", "constant", "l2", "dram", "sharing",
+};
 
 typedef struct {
     mt_device_info dev;
     mt_recording_info info;
+    int version; /* format_version of the recording */
     mt_experiment *exps;
     mt_result *res;
     size_t n, cap;
@@ -37,10 +45,18 @@ static const mt_backend_ops replay_ops;
 
 static int exp_equal(const mt_experiment *a, const mt_experiment *b)
 {
-    if (a->n_chains != b->n_chains || a->order != b->order || a->order_seed != b->order_seed ||
-        a->warmup_laps != b->warmup_laps || a->loads != b->loads || a->mode != b->mode ||
-        a->sm != b->sm || a->exclusive != b->exclusive)
+    if (a->kind != b->kind || a->n_chains != b->n_chains || a->order != b->order ||
+        a->order_seed != b->order_seed || a->warmup_laps != b->warmup_laps ||
+        a->loads != b->loads || a->mode != b->mode || a->sm != b->sm || a->scope != b->scope)
         return 0;
+    if (a->kind == MT_KIND_SEQUENCE) {
+        const mt_sequence *x = &a->u.seq, *y = &b->u.seq;
+        if (x->n != y->n || x->untimed != y->untimed)
+            return 0;
+        if (x->n && x->index != y->index &&
+            (!x->index || !y->index || memcmp(x->index, y->index, x->n * sizeof *x->index)))
+            return 0;
+    }
     for (int c = 0; c < a->n_chains && c < MT_MAX_CHAINS; c++) {
         const mt_chain *x = &a->chain[c], *y = &b->chain[c];
         if (x->thread != y->thread || x->path != y->path || x->footprint != y->footprint ||
@@ -65,14 +81,16 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
         if (w_ > 0)                                                                               \
             len += (size_t)w_;                                                                    \
     } while (0)
-    PUT("n_chains=%d", e->n_chains);
+    PUT("kind=%s n_chains=%d", mt_kind_name(e->kind), e->n_chains);
     for (int c = 0; c < e->n_chains && c < MT_MAX_CHAINS; c++)
         PUT(" [thread=%d path=%s footprint=%llu stride=%u offset=%llu]", e->chain[c].thread,
             mt_path_name(e->chain[c].path), (unsigned long long)e->chain[c].footprint,
             e->chain[c].stride, (unsigned long long)e->chain[c].offset);
-    PUT(" order=%s seed=%u warmup_laps=%u loads=%u mode=%s sm=%d exclusive=%d",
+    PUT(" order=%s seed=%u warmup_laps=%u loads=%u mode=%s sm=%d scope=%s",
         mt_order_name(e->order), e->order_seed, e->warmup_laps, e->loads, mt_mode_name(e->mode),
-        e->sm, e->exclusive);
+        e->sm, mt_scope_name(e->scope));
+    if (e->kind == MT_KIND_SEQUENCE)
+        PUT(" sequence n=%u untimed=%u", e->u.seq.n, e->u.seq.untimed);
 #undef PUT
 }
 
@@ -110,6 +128,43 @@ static mt_err json_opt_str(const json_t *obj, const char *key, char *dst, size_t
     return MT_OK;
 }
 
+/* The manifest's probe list (version 2), or the version-1 probe set. */
+static mt_err load_probes(replay_impl *r, const json_t *m, const char *path, mt_errinfo *ei)
+{
+    mt_recording_info *ri = &r->info;
+    const json_t *list = json_object_get(m, "probes");
+    if (r->version == 1) {
+        if (list)
+            return mt_fail(ei, MT_ERR_REPLAY, "%s: \"probes\" in a version-1 manifest", path);
+        ri->probes_known = 1;
+        ri->n_probes = (int)(sizeof v1_probes / sizeof v1_probes[0]);
+        for (int i = 0; i < ri->n_probes; i++)
+            snprintf(ri->probes[i], sizeof ri->probes[i], "%s", v1_probes[i]);
+        return MT_OK;
+    }
+    if (!list)
+        return MT_OK; /* the writer did not say: probes_known stays 0 */
+    if (!json_is_array(list) || json_array_size(list) > MT_RECORDING_MAX_PROBES)
+        return mt_fail(ei, MT_ERR_REPLAY, "%s: \"probes\" is not an array of at most %d names",
+                       path, MT_RECORDING_MAX_PROBES);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *v = json_array_get(list, i);
+        size_t len = json_is_string(v) ? json_string_length(v) : 0;
+        if (len == 0 || len >= MT_RECORDING_PROBE_NAME || strlen(json_string_value(v)) != len)
+            return mt_fail(ei, MT_ERR_REPLAY,
+                           "%s: \"probes\"[%zu] is not a name of 1-%d characters", path, i,
+                           MT_RECORDING_PROBE_NAME - 1);
+        const char *name = json_string_value(v);
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(ri->probes[k], name) == 0)
+                return mt_fail(ei, MT_ERR_REPLAY, "%s: probe \"%s\" listed twice", path, name);
+        memcpy(ri->probes[i], name, len + 1);
+    }
+    ri->n_probes = (int)json_array_size(list);
+    ri->probes_known = 1;
+    return MT_OK;
+}
+
 static mt_err load_manifest(replay_impl *r, const char *dir, size_t *n_exps, size_t *n_samples,
                             mt_errinfo *ei)
 {
@@ -136,11 +191,21 @@ static mt_err load_manifest(replay_impl *r, const char *dir, size_t *n_exps, siz
         goto out;
     }
     const json_t *ver = json_object_get(m, "format_version");
-    if (!json_is_integer(ver) || json_integer_value(ver) != MT_RECORD_FORMAT_VERSION) {
-        e = mt_fail(ei, MT_ERR_REPLAY, "%s: unsupported format_version (this memtopo reads %d)",
-                    path, MT_RECORD_FORMAT_VERSION);
+    if (!json_is_integer(ver)) {
+        e = mt_fail(ei, MT_ERR_REPLAY, "%s: \"format_version\" missing or not an integer", path);
         goto out;
     }
+    if (json_integer_value(ver) < MT_RECORD_FORMAT_VERSION_MIN ||
+        json_integer_value(ver) > MT_RECORD_FORMAT_VERSION) {
+        e = mt_fail(ei, MT_ERR_REPLAY,
+                    "%s: format_version %lld is not supported (this memtopo reads versions "
+                    "%d to %d)",
+                    path, (long long)json_integer_value(ver), MT_RECORD_FORMAT_VERSION_MIN,
+                    MT_RECORD_FORMAT_VERSION);
+        goto out;
+    }
+    r->version = (int)json_integer_value(ver);
+    r->info.format_version = r->version;
     char ctx[300];
     snprintf(ctx, sizeof ctx, "%s: device", path);
     if (mt_device_from_json(json_object_get(m, "device"), &r->dev, ctx, ei) != MT_OK) {
@@ -164,6 +229,8 @@ static mt_err load_manifest(replay_impl *r, const char *dir, size_t *n_exps, siz
         if (e)
             goto out;
     }
+    if ((e = load_probes(r, m, path, ei)))
+        goto out;
     size_t batches;
     e = json_count(m, "experiments", path, n_exps, ei);
     if (!e)
@@ -197,17 +264,66 @@ static mt_err grow(replay_impl *r, mt_errinfo *ei)
     return MT_OK;
 }
 
-/* Experiment columns of experiments.csv (MT_EXPERIMENTS_CSV_HEADER). */
+/* Columns of experiments.csv (csv_write.h): version 1 has the first
+ * C_COUNT_V1, with `exclusive` (0/1) in C_SCOPE; version 2 all of them. */
 enum {
     C_ID, C_BATCH, C_NCHAINS, C_CHAIN, C_THREAD, C_PATH, C_FOOTPRINT, C_STRIDE, C_OFFSET, C_ORDER,
-    C_SEED, C_WARMUP, C_LOADS, C_MODE, C_SM, C_EXCLUSIVE, C_SMRAN, C_COUNT
+    C_SEED, C_WARMUP, C_LOADS, C_MODE, C_SM, C_SCOPE, C_SMRAN, C_COUNT_V1,
+    C_KIND = C_COUNT_V1, C_PARAMS, C_COUNT
 };
 
+/* A kind's parameters "key=value key=value" (csv_write.h): chase has none,
+ * a sequence has n and untimed (its indices come from sequences.csv). */
+static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
+{
+    const char *s = c->field[C_PARAMS];
+    if (x->kind == MT_KIND_CHASE) {
+        if (s[0])
+            return mt_csv_fail(c, ei, "params \"%s\" for a chase, which has none", s);
+        return MT_OK;
+    }
+    /* MT_KIND_SEQUENCE */
+    static const char *const keys[] = {"n", "untimed"};
+    uint32_t *dst[] = {&x->u.seq.n, &x->u.seq.untimed};
+    int seen[2] = {0, 0};
+    const char *p = s;
+    while (*p) {
+        const char *tok = p, *end = strchr(p, ' ');
+        if (!end)
+            end = p + strlen(p);
+        const char *eq = memchr(tok, '=', (size_t)(end - tok));
+        int k = -1;
+        for (int i = 0; eq && i < 2; i++)
+            if ((size_t)(eq - tok) == strlen(keys[i]) && !strncmp(tok, keys[i], strlen(keys[i])))
+                k = i;
+        char num[16];
+        size_t nl = eq ? (size_t)(end - eq - 1) : 0;
+        char *nend = NULL;
+        unsigned long long v = 0;
+        if (k >= 0 && nl > 0 && nl < sizeof num) {
+            memcpy(num, eq + 1, nl);
+            num[nl] = '\0';
+            errno = 0;
+            v = (num[0] >= '0' && num[0] <= '9') ? strtoull(num, &nend, 10) : 0;
+        }
+        if (k < 0 || seen[k] || !nend || *nend || errno || v > UINT32_MAX)
+            return mt_csv_fail(c, ei, "params \"%s\": expected \"n=N untimed=U\" for a "
+                               "sequence", s);
+        seen[k] = 1;
+        *dst[k] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    if (!seen[0] || !seen[1])
+        return mt_csv_fail(c, ei, "params \"%s\": expected \"n=N untimed=U\" for a sequence",
+                           s);
+    return MT_OK;
+}
+
 /* Parses one row into x (experiment fields and chain `*chain`). */
-static mt_err parse_row(const mt_csv *c, uint64_t *id, int64_t *batch, int *chain,
+static mt_err parse_row(const mt_csv *c, int version, uint64_t *id, int64_t *batch, int *chain,
                         mt_experiment *x, int *sm_ran, mt_errinfo *ei)
 {
-    mt_err e = mt_csv_expect_fields(c, C_COUNT, ei);
+    mt_err e = mt_csv_expect_fields(c, version == 1 ? C_COUNT_V1 : C_COUNT, ei);
     int64_t v, nch, ch;
     uint64_t u;
     if (!e)
@@ -260,13 +376,28 @@ static mt_err parse_row(const mt_csv *c, uint64_t *id, int64_t *batch, int *chai
     if ((e = mt_csv_int(c, C_SM, "sm", -1, INT_MAX, &v, ei)))
         return e;
     x->sm = (int)v;
-    if ((e = mt_csv_int(c, C_EXCLUSIVE, "exclusive", 0, 1, &v, ei)))
-        return e;
-    x->exclusive = (int)v;
+    if (version == 1) {
+        /* exclusive = 1 was "runs alone": GPU scope. */
+        if ((e = mt_csv_int(c, C_SCOPE, "exclusive", 0, 1, &v, ei)))
+            return e;
+        x->scope = v ? MT_SCOPE_GPU : MT_SCOPE_SM;
+    } else {
+        mt_scope sc;
+        if (mt_scope_from_name(c->field[C_SCOPE], &sc) != 0)
+            return mt_csv_fail(c, ei, "unknown scope \"%s\" (sm, gpu)", c->field[C_SCOPE]);
+        x->scope = sc;
+    }
     if ((e = mt_csv_int(c, C_SMRAN, "sm_ran", -1, INT_MAX, &v, ei)))
         return e;
     *sm_ran = (int)v;
-    return MT_OK;
+    x->kind = MT_KIND_CHASE; /* version 1's only kind */
+    if (version == 1)
+        return MT_OK;
+    mt_exp_kind kind;
+    if (mt_kind_from_name(c->field[C_KIND], &kind) != 0 || !mt_recording_stores_kind(kind))
+        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence)", c->field[C_KIND]);
+    x->kind = kind;
+    return parse_params(c, x, ei);
 }
 
 static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
@@ -275,7 +406,8 @@ static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
     mt_err e = mt_csv_open(&c, path, ei);
     if (e)
         return e;
-    e = mt_csv_expect_header(&c, MT_EXPERIMENTS_CSV_HEADER, ei);
+    e = mt_csv_expect_header(
+        &c, r->version == 1 ? MT_EXPERIMENTS_CSV_HEADER_V1 : MT_EXPERIMENTS_CSV_HEADER, ei);
     int next_chain = 0;    /* chain expected in the next row of experiment r->n */
     int64_t first_batch = 0; /* batch of the experiment in progress */
     int first_sm_ran = -1;
@@ -290,7 +422,7 @@ static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
         int chain = 0, sm_ran = -1;
         mt_experiment x;
         memset(&x, 0, sizeof x);
-        if ((e = parse_row(&c, &id, &batch, &chain, &x, &sm_ran, ei)))
+        if ((e = parse_row(&c, r->version, &id, &batch, &chain, &x, &sm_ran, ei)))
             break;
         if (id != r->n || chain != next_chain) {
             e = mt_csv_fail(&c, ei, "experiment %llu chain %d out of sequence (expected "
@@ -318,9 +450,10 @@ static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
             next_chain = chain + 1;
             continue;
         }
-        /* Experiment complete: it must be one a backend would accept. */
+        /* Experiment complete: it must be one a backend would accept (a
+         * sequence once its indices are read, in load_sequences). */
         mt_errinfo why;
-        if (mt_experiment_check(&cur, &r->dev, &why) != MT_OK) {
+        if (cur.kind != MT_KIND_SEQUENCE && mt_experiment_check(&cur, &r->dev, &why) != MT_OK) {
             e = mt_csv_fail(&c, ei, "experiment %zu invalid for the recorded device: %s", r->n,
                             why.msg);
             break;
@@ -336,6 +469,95 @@ static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
         e = mt_csv_fail(&c, ei, "file ends inside experiment %zu (chain %d missing)", r->n,
                         next_chain);
     mt_csv_close(&c);
+    return e;
+}
+
+/* The first sequence experiment from i on that has entries, or r->n. */
+static size_t next_sequence(const replay_impl *r, size_t i)
+{
+    while (i < r->n && !(r->exps[i].kind == MT_KIND_SEQUENCE && r->exps[i].u.seq.n > 0))
+        i++;
+    return i;
+}
+
+/* sequences.csv (version 2): the index lists of the sequence experiments,
+ * in experiment order; then every sequence is checked like a request. */
+static mt_err load_sequences(replay_impl *r, const char *path, mt_errinfo *ei)
+{
+    mt_csv c;
+    mt_err e = mt_csv_open(&c, path, ei);
+    if (e)
+        return e;
+    e = mt_csv_expect_header(&c, MT_SEQUENCES_CSV_HEADER, ei);
+    size_t ex = next_sequence(r, 0); /* cursor: experiment, entries read for it */
+    uint32_t k = 0, cap = 0;
+    while (!e) {
+        int got = mt_csv_next(&c, &e, ei);
+        if (got <= 0)
+            break;
+        uint64_t re;
+        int64_t ri, iv;
+        if ((e = mt_csv_expect_fields(&c, 3, ei)) ||
+            (e = mt_csv_u64(&c, 0, "experiment", &re, ei)) ||
+            (e = mt_csv_int(&c, 1, "entry", 0, UINT32_MAX, &ri, ei)) ||
+            (e = mt_csv_int(&c, 2, "index", 0, UINT32_MAX, &iv, ei)))
+            break;
+        if (ex < r->n && k == r->exps[ex].u.seq.n) { /* ex complete */
+            ex = next_sequence(r, ex + 1);
+            k = cap = 0;
+        }
+        if (ex >= r->n) {
+            e = mt_csv_fail(&c, ei, "entry of experiment %llu beyond the sequence experiments "
+                            "(and their lengths) in %s", (unsigned long long)re,
+                            MT_EXPERIMENTS_CSV);
+            break;
+        }
+        mt_sequence *q = &r->exps[ex].u.seq;
+        if (re != ex) {
+            if (k > 0)
+                e = mt_csv_fail(&c, ei, "sequence length mismatch: experiment %zu has %u "
+                                "entries, expected n=%u", ex, k, q->n);
+            else
+                e = mt_csv_fail(&c, ei, "expected an entry of sequence experiment %zu, found "
+                                "experiment %llu", ex, (unsigned long long)re);
+            break;
+        }
+        if (ri != k) {
+            e = mt_csv_fail(&c, ei, "experiment %zu: entry %lld, expected %u", ex,
+                            (long long)ri, k);
+            break;
+        }
+        uint32_t *idx = (uint32_t *)q->index;
+        if (k == cap) { /* grow by doubling: a garbled n cannot force a huge allocation */
+            uint32_t ncap = cap ? (cap > q->n / 2 ? q->n : 2 * cap) : (q->n < 1024 ? q->n : 1024);
+            idx = realloc(idx, (size_t)ncap * sizeof *idx);
+            if (!idx) {
+                e = mt_fail(ei, MT_ERR_NOMEM, "replay: out of memory reading %s", path);
+                break;
+            }
+            q->index = idx;
+            cap = ncap;
+        }
+        idx[k++] = (uint32_t)iv;
+    }
+    if (!e && ex < r->n && k == r->exps[ex].u.seq.n) {
+        ex = next_sequence(r, ex + 1);
+        k = 0;
+    }
+    if (!e && ex < r->n) {
+        c.line++; /* point past the last line: the end of the file */
+        e = mt_csv_fail(&c, ei, "sequence length mismatch: experiment %zu has %u entries, "
+                        "expected n=%u; the file ends there", ex, k, r->exps[ex].u.seq.n);
+    }
+    mt_csv_close(&c);
+    for (size_t i = 0; !e && i < r->n; i++) {
+        mt_errinfo why;
+        if (r->exps[i].kind == MT_KIND_SEQUENCE &&
+            mt_experiment_check(&r->exps[i], &r->dev, &why) != MT_OK)
+            e = mt_fail(ei, MT_ERR_REPLAY,
+                        "%s: sequence experiment %zu invalid for the recorded device: %s", path,
+                        i, why.msg);
+    }
     return e;
 }
 
@@ -458,6 +680,9 @@ static void impl_free(replay_impl *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->exps[i].kind == MT_KIND_SEQUENCE)
+            free((void *)r->exps[i].u.seq.index);
     for (size_t i = 0; i < r->cap; i++)
         mt_result_free(&r->res[i]);
     free(r->exps);
@@ -555,8 +780,12 @@ static void rp_destroy(mt_backend *b)
     free(b);
 }
 
+/* Whatever the recording holds, replay can answer both kinds the format
+ * stores; an experiment that was not recorded is MT_ERR_REPLAY. */
 static const mt_backend_ops replay_ops = {
+    .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,
@@ -573,7 +802,8 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
     snprintf(r->info.dir, sizeof r->info.dir, "%s", dir);
     size_t n_exps = 0, n_samples = 0;
     char *pe = join(dir, MT_EXPERIMENTS_CSV), *ps = join(dir, MT_SAMPLES_CSV);
-    mt_err e = (!pe || !ps) ? mt_fail(ei, MT_ERR_NOMEM, "replay: out of memory") : MT_OK;
+    char *pq = join(dir, MT_SEQUENCES_CSV);
+    mt_err e = (!pe || !ps || !pq) ? mt_fail(ei, MT_ERR_NOMEM, "replay: out of memory") : MT_OK;
     if (!e)
         e = load_manifest(r, dir, &n_exps, &n_samples, ei);
     if (!e)
@@ -581,6 +811,8 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
     if (!e && r->n != n_exps)
         e = mt_fail(ei, MT_ERR_REPLAY, "%s: %zu experiments, but %s/%s says %zu", pe, r->n, dir,
                     MT_MANIFEST_JSON, n_exps);
+    if (!e && r->version >= 2)
+        e = load_sequences(r, pq, ei);
     if (!e)
         e = load_samples(r, ps, ei);
     if (!e) {
@@ -597,6 +829,7 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
         e = build_index(r, ei);
     free(pe);
     free(ps);
+    free(pq);
     if (e) {
         impl_free(r);
         return e;
@@ -622,3 +855,23 @@ mt_err mt_replay_recording_info(const mt_backend *replay, mt_recording_info *out
     *out = ((const replay_impl *)replay->impl)->info;
     return MT_OK;
 }
+
+int mt_recording_has_probe(const mt_recording_info *ri, const char *name)
+{
+    if (!ri->probes_known)
+        return 1;
+    for (int i = 0; i < ri->n_probes; i++)
+        if (strcmp(ri->probes[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static mt_err replay_entry_open(const mt_backend_args *a, mt_backend **out, mt_errinfo *ei)
+{
+    return mt_backend_replay_open(a ? a->target : NULL, out, ei);
+}
+
+/* The registry entry (tools/gen_registry.sh finds this line). */
+const mt_backend_entry mt_backend_entry_replay = {
+    "replay", "answers from a recording made by --record or --raw (target: the directory)",
+    replay_entry_open};

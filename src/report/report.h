@@ -1,6 +1,8 @@
-/* Rendering an mt_topology: text table, JSON document, and the small text
- * formatters both use.  Library code: writes only to the stream or path it
- * is given, never prints elsewhere, never exits. */
+/* Rendering an mt_topology (src/topology): the text report, the JSON file
+ * and a CSV of the findings, and the small text formatters they use.  The
+ * renderers walk the topology's objects and findings, so a finding a new
+ * probe adds shows up without a change here.  Library code: writes only to
+ * the stream or path it is given, never prints elsewhere, never exits. */
 #ifndef MT_REPORT_H
 #define MT_REPORT_H
 
@@ -8,12 +10,9 @@
 #include <stdio.h>
 
 #include "../core/error.h"
-#include "topology.h"
+#include "../topology/topology.h"
 
-#define MT_SCHEMA_VERSION "1.0.0"
-#define MT_TOOL_NAME "memtopo"
-
-/* ---------- text formatting (topology.c) ---------- */
+/* ---------- text formatting (format.c) ---------- */
 
 /* Bytes with binary units and at most 3 significant digits, trailing zeros
  * dropped: 128 -> "128 B", 26112 -> "25.5 KiB", 52428800 -> "50 MiB".
@@ -25,29 +24,41 @@ char *mt_format_bytes(double bytes, char *buf, size_t n);
  *   VALUE "224 KiB" / "128 B" / "33 cycles" / "1"
  *   LOWER_BOUND "> 64 KiB"       RANGE "22.0-24.5 KiB"
  *   NONE "-"                     ABSENT "no"
+ *   TEXT its text                SET its keys, ", "-separated ("-" when empty)
  * with_unit = 0 leaves out a non-byte unit ("33" instead of "33 cycles"),
  * for table columns whose header names the unit.  Returns buf. */
 char *mt_format_finding(const mt_finding *f, int with_unit, char *buf, size_t n);
 
-/* "measured", "driver", "derived". */
-const char *mt_source_name(mt_source s);
-/* "none", "value", "lower_bound", "range", "absent". */
-const char *mt_finding_kind_name(mt_finding_kind k);
-/* Short cache name for "shared with" cells: "L1D", "Tex", "RO", "CL1",
- * "CL1.5", "Shm", "L2", "DRAM". */
-const char *mt_cache_abbrev(mt_cache_id id);
-/* "Tex, RO" from a shared_with bitmask; "-" when empty.  Returns buf. */
-char *mt_format_shared_with(uint32_t mask, char *buf, size_t n);
+/* The members of a set (keys, comma-separated, as in mt_finding.text of an
+ * MT_FIND_SET) as the objects' abbreviations in the topology's object order,
+ * self left out, keys that name no object appended as they are: "Tex, RO";
+ * "-" when nothing is left.  t and self may be NULL.  Returns buf. */
+char *mt_format_members(const mt_topology *t, const mt_object *self, const char *keys,
+                        size_t keys_size, char *buf, size_t n);
 
 /* ---------- reports ---------- */
 
-/* Human-readable report (header, cache table, other findings, method and
- * confidence, thresholds, timing) written to out; fits in 100 columns. */
+/* Human-readable report written to out; fits in 100 columns:
+ *   header (device, run, missing probes, "STOPPED EARLY"),
+ *   "Caches": one row per MT_OBJ_IN_TABLE object with the columns size,
+ *     line, sector, latency, miss_penalty, shared_with, per_sm,
+ *   "Other findings": every other finding, under its object,
+ *   "Method and confidence": every measured finding, with its note,
+ *   thresholds and timing. */
 mt_err mt_report_text(const mt_topology *t, FILE *out, mt_errinfo *ei);
 
-/* JSON report following schema/memtopo-report.schema.json.  path "-" writes
- * to stdout; any other path is written as "<path>.tmp" and renamed, so a
- * failure never leaves a partial file (the temporary is removed). */
+/* JSON report (topology_json.h, schema/memtopo-report.schema.json).  path
+ * "-" writes to stdout; any other path is written as "<path>.tmp" and
+ * renamed, so a failure never leaves a partial file (the temporary is
+ * removed). */
 mt_err mt_report_json(const mt_topology *t, const char *path, mt_errinfo *ei);
+
+/* One CSV row per finding, after a header row:
+ *   object,finding,label,kind,value,lo,hi,text,unit,source,method,confidence,note
+ * value/lo/hi as the kind uses them (empty otherwise), text for TEXT and the
+ * member keys ("a,b") for SET.  RFC 4180 quoting (fields with a comma, a
+ * quote or a line break in double quotes, quotes doubled), "\n" line ends.
+ * path "-" is stdout; any other path is written atomically as for JSON. */
+mt_err mt_report_csv(const mt_topology *t, const char *path, mt_errinfo *ei);
 
 #endif

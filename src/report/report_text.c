@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../topology/topology_json.h"
+
 #include "report.h"
 
 #define TEXT_WIDTH 100
@@ -95,6 +97,15 @@ static void header(const mt_topology *t, FILE *out)
         fprintf(out, "  %-15s ", "Command");
         wrap(out, 18, 18, t->prov.command_line);
     }
+    if (t->prov.probes_missing[0]) {
+        /* A replay without some requested probes: their findings are absent. */
+        char list[2 * sizeof t->prov.probes_missing + 64]; /* "a,b" -> "a, b" */
+        mt_format_members(NULL, NULL, t->prov.probes_missing, sizeof t->prov.probes_missing, list,
+                          2 * sizeof t->prov.probes_missing);
+        strcat(list, " (requested; the recording lacks them)");
+        fprintf(out, "  %-15s ", "Probes missing");
+        wrap(out, 18, 18, list);
+    }
     if (t->prov.error[0]) {
         /* A partial run: say so before any number is read as complete. */
         fprintf(out, "  %-15s ", "STOPPED EARLY");
@@ -102,10 +113,14 @@ static void header(const mt_topology *t, FILE *out)
     }
 }
 
-/* One table cell: the finding's text, with "*" when a driver query (not a
- * measurement) supplied it. */
+/* One table cell: the finding's text ("-" when there is none), with "*"
+ * when a driver query (not a measurement) supplied it. */
 static void cell(const mt_finding *f, char *buf, size_t n)
 {
+    if (!f) {
+        snprintf(buf, n, "-");
+        return;
+    }
     mt_format_finding(f, 0, buf, n);
     if (f->kind != MT_FIND_NONE && f->source == MT_SRC_DRIVER) {
         size_t l = strlen(buf);
@@ -116,40 +131,86 @@ static void cell(const mt_finding *f, char *buf, size_t n)
     }
 }
 
+/* The table's columns: the findings of an MT_OBJ_IN_TABLE object with these
+ * names are cells; every other finding is listed under "Other findings". */
+static const struct {
+    const char *finding;
+    const char *head;
+} columns[] = {
+    {"size", "Size"},       {"line", "Line"},
+    {"sector", "Sector"},   {"latency", "Latency"},
+    {"miss_penalty", "Miss pen."}, {"shared_with", "Shared with"},
+    {"per_sm", "Per SM"},
+};
+#define N_COLUMNS (sizeof columns / sizeof columns[0])
+#define SHARED_WITH "shared_with"
+
+static int is_cell(const mt_object *o, const char *finding)
+{
+    if (!(o->flags & MT_OBJ_IN_TABLE))
+        return 0;
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        if (strcmp(columns[i].finding, finding) == 0)
+            return 1;
+    return 0;
+}
+
+/* A finding's value as text with its unit; a set as abbreviations. */
+static void value_text(const mt_topology *t, const mt_object *o, const mt_finding *f,
+                       int with_unit, char *buf, size_t n)
+{
+    if (f->kind == MT_FIND_SET)
+        mt_format_members(t, o, f->text, sizeof f->text, buf, n);
+    else
+        mt_format_finding(f, with_unit, buf, n);
+}
+
+/* The "Shared with" cell.  A set lists the other members; with no set an
+ * object that may share (MT_OBJ_SHAREABLE), was probed and exists shows
+ * "?" (not tested), any other "-". */
+static void sharing_cell(const mt_topology *t, const mt_object *o, char *buf, size_t n)
+{
+    const mt_finding *f = mt_object_get(o, SHARED_WITH);
+    if (f && f->kind == MT_FIND_SET) {
+        mt_format_members(t, o, f->text, sizeof f->text, buf, n);
+        if (f->source == MT_SRC_DRIVER && strlen(buf) + 1 < n)
+            strcat(buf, "*");
+    } else if (f && f->kind != MT_FIND_NONE) {
+        cell(f, buf, n);
+    } else {
+        const mt_finding *size = mt_object_get(o, "size");
+        int exists = !size || size->kind != MT_FIND_ABSENT;
+        snprintf(buf, n, "%s", (o->flags & MT_OBJ_SHAREABLE) && o->probed && exists ? "?" : "-");
+    }
+}
+
 /* Column widths: 13+14+12+8+9+9+14+6 plus 7 two-space gaps = 99 columns. */
 #define ROW_FMT "%-13s  %-14s  %-12s  %-8s  %-9s  %-9s  %-14s  %s\n"
 
 static void cache_table(const mt_topology *t, FILE *out)
 {
+    _Static_assert(N_COLUMNS == 7, "ROW_FMT has seven value columns");
     fprintf(out, "\nCaches\n");
-    fprintf(out, ROW_FMT, "Cache", "Size", "Line", "Sector", "Latency", "Miss pen.", "Shared with",
-            "Per SM");
+    fprintf(out, ROW_FMT, "Cache", columns[0].head, columns[1].head, columns[2].head,
+            columns[3].head, columns[4].head, columns[5].head, columns[6].head);
     fprintf(out, ROW_FMT, "-------------", "--------------", "------------", "--------",
             "---------", "---------", "--------------", "------");
     int any_driver = 0;
-    for (int i = 0; i < MT_CACHE_COUNT; i++) {
-        const mt_cache_report *c = &t->cache[i];
-        char sz[48], ln[48], sc[48], lat[48], mp[48], sw[96], ps[48];
-        cell(&c->size, sz, sizeof sz);
-        cell(&c->line, ln, sizeof ln);
-        cell(&c->sector, sc, sizeof sc);
-        cell(&c->latency, lat, sizeof lat);
-        cell(&c->miss_penalty, mp, sizeof mp);
-        cell(&c->per_sm, ps, sizeof ps);
-        /* Only L1 data, texture and read-only can share one physical cache;
-         * for them an untested pair is "?", for the others it is "-". */
-        int can_share = i == MT_CACHE_L1D || i == MT_CACHE_TEX || i == MT_CACHE_RO;
-        if (c->sharing_tested)
-            mt_format_shared_with(c->shared_with & ~(1u << i), sw, sizeof sw);
-        else
-            snprintf(sw, sizeof sw, "%s",
-                     can_share && c->probed && c->size.kind != MT_FIND_ABSENT ? "?" : "-");
-        const mt_finding *all[] = {&c->size, &c->line, &c->sector, &c->latency, &c->miss_penalty,
-                                   &c->per_sm};
-        for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
-            if (all[k]->kind != MT_FIND_NONE && all[k]->source == MT_SRC_DRIVER)
+    for (size_t i = 0; i < t->n_objects; i++) {
+        const mt_object *o = &t->objects[i];
+        if (!(o->flags & MT_OBJ_IN_TABLE))
+            continue;
+        char c[N_COLUMNS][200];
+        for (size_t k = 0; k < N_COLUMNS; k++) {
+            const mt_finding *f = mt_object_get(o, columns[k].finding);
+            if (strcmp(columns[k].finding, SHARED_WITH) == 0)
+                sharing_cell(t, o, c[k], sizeof c[k]);
+            else
+                cell(f, c[k], sizeof c[k]);
+            if (f && f->kind != MT_FIND_NONE && f->source == MT_SRC_DRIVER)
                 any_driver = 1;
-        fprintf(out, ROW_FMT, mt_cache_name((mt_cache_id)i), sz, ln, sc, lat, mp, sw, ps);
+        }
+        fprintf(out, ROW_FMT, o->name, c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
     }
     fprintf(out, "Latency and miss penalty in cycles.  \"-\" not measured, \"no\" found absent, "
                  "\"> x\" lower bound,\n\"?\" sharing not tested.");
@@ -158,37 +219,55 @@ static void cache_table(const mt_topology *t, FILE *out)
     fputc('\n', out);
 }
 
-static const char *yes_no(const mt_finding *f, char *buf, size_t n)
-{
-    if (f->kind == MT_FIND_VALUE)
-        return f->value != 0 ? "yes" : "no";
-    return mt_format_finding(f, 1, buf, n);
-}
+/* Label column of "Other findings" (values start at column 45). */
+#define OTHER_LABEL_WIDTH 40
 
 static void other_findings(const mt_topology *t, FILE *out)
 {
-    char buf[64];
     fprintf(out, "\nOther findings\n");
-    fprintf(out, "  %-42s %s\n", "Global loads (ld.global.ca) cached in L1",
-            yes_no(&t->l1_caches_global, buf, sizeof buf));
-    fprintf(out, "  %-42s %s\n", "L2 partition size (measured)",
-            mt_format_finding(&t->l2_partition_size, 1, buf, sizeof buf));
-    fprintf(out, "  %-42s %s\n", "L2 far-partition hit latency",
-            mt_format_finding(&t->l2_far_latency, 1, buf, sizeof buf));
-    fprintf(out, "  %-42s %s\n", "Timer overhead per fine-grained sample",
-            mt_format_finding(&t->timer_overhead_fine, 1, buf, sizeof buf));
-    fprintf(out, "  %-42s %s\n", "Loop overhead per aggregate load",
-            mt_format_finding(&t->timer_overhead_agg, 1, buf, sizeof buf));
+    int any = 0;
+    for (size_t i = 0; i < t->n_objects; i++) {
+        const mt_object *o = &t->objects[i];
+        int heading = 0;
+        for (size_t k = 0; k < o->n_findings; k++) {
+            const mt_named_finding *nf = &o->findings[k];
+            if (is_cell(o, nf->name))
+                continue;
+            if (!heading) {
+                fprintf(out, "  %s\n", o->name[0] ? o->name : o->key);
+                heading = any = 1;
+            }
+            char val[256];
+            value_text(t, o, &nf->f, 1, val, sizeof val);
+            const char *label = nf->label[0] ? nf->label : nf->name;
+            int col = fprintf(out, "    %-*s ", OTHER_LABEL_WIDTH, label);
+            wrap(out, col, 4 + OTHER_LABEL_WIDTH + 1, val);
+        }
+    }
+    if (!any)
+        fprintf(out, "  (none)\n");
 }
 
-static void method_line(FILE *out, const char *label, const mt_finding *f)
+/* "Finding" column of the method section; a longer name gets a line of its
+ * own, the rest of its entry follows on the next line. */
+#define METHOD_LABEL_WIDTH 36
+
+static void method_line(FILE *out, const mt_object *o, const mt_named_finding *nf)
 {
+    const mt_finding *f = &nf->f;
     if (f->kind == MT_FIND_NONE)
         return;
+    char label[MT_LABEL_LEN + 40];
+    snprintf(label, sizeof label, "%s %s", o->name[0] ? o->name : o->key,
+             nf->label[0] ? nf->label : nf->name);
+    if (strlen(label) > METHOD_LABEL_WIDTH) {
+        fprintf(out, "  %s\n", label);
+        label[0] = '\0';
+    }
     char conf[16];
     snprintf(conf, sizeof conf, "%.2f", f->confidence);
-    fprintf(out, "  %-28s %-9s %-5s  %s\n", label, mt_source_name(f->source), conf,
-            f->method[0] ? f->method : "-");
+    fprintf(out, "  %-*s %-9s %-5s  %s\n", METHOD_LABEL_WIDTH, label, mt_source_name(f->source),
+            conf, f->method[0] ? f->method : "-");
     if (f->note[0]) {
         fprintf(out, "%6s", "");
         fprintf(out, "note: ");
@@ -201,25 +280,12 @@ static void method_line(FILE *out, const char *label, const mt_finding *f)
 
 static void methods(const mt_topology *t, FILE *out)
 {
-    static const char *const field_names[] = {"size", "line", "sector", "latency",
-                                              "miss penalty", "per SM"};
     fprintf(out, "\nMethod and confidence\n");
-    fprintf(out, "  %-28s %-9s %-5s  %s\n", "Finding", "Source", "Conf.", "Method");
-    for (int i = 0; i < MT_CACHE_COUNT; i++) {
-        const mt_cache_report *c = &t->cache[i];
-        const mt_finding *fs[] = {&c->size, &c->line, &c->sector, &c->latency, &c->miss_penalty,
-                                  &c->per_sm};
-        for (int k = 0; k < 6; k++) {
-            char label[64];
-            snprintf(label, sizeof label, "%s %s", mt_cache_name((mt_cache_id)i), field_names[k]);
-            method_line(out, label, fs[k]);
-        }
-    }
-    method_line(out, "L1 caches global loads", &t->l1_caches_global);
-    method_line(out, "L2 partition size", &t->l2_partition_size);
-    method_line(out, "L2 far-partition latency", &t->l2_far_latency);
-    method_line(out, "Timer overhead (fine)", &t->timer_overhead_fine);
-    method_line(out, "Loop overhead (aggregate)", &t->timer_overhead_agg);
+    fprintf(out, "  %-*s %-9s %-5s  %s\n", METHOD_LABEL_WIDTH, "Finding", "Source", "Conf.",
+            "Method");
+    for (size_t i = 0; i < t->n_objects; i++)
+        for (size_t k = 0; k < t->objects[i].n_findings; k++)
+            method_line(out, &t->objects[i], &t->objects[i].findings[k]);
 }
 
 static void thresholds(const mt_topology *t, FILE *out)

@@ -1,6 +1,8 @@
 /* The sim backend: a simulated GPU described by a spec (presets/NAME.spec or
  * a user file).  get_info reports what the spec declares; run_batch runs
- * each experiment on the cache model (engine.c). */
+ * each experiment on the cache model (engine.c), one at a time with cold
+ * caches, so an experiment's scope changes nothing here.  Kinds: the chase
+ * and the explicit sequence. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,7 +68,9 @@ static void sim_destroy(mt_backend *b)
 }
 
 static const mt_backend_ops sim_ops = {
+    .api_version = MT_BACKEND_API_VERSION,
     .name = "sim",
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE,
     .get_info = sim_get_info,
     .run_batch = sim_run_batch,
     .destroy = sim_destroy,
@@ -126,6 +130,17 @@ mt_err mt_backend_sim_open_text(const char *text, const char *fname, mt_backend 
     free(spec);
     return err;
 }
+
+static mt_err sim_registry_open(const mt_backend_args *a, mt_backend **out, mt_errinfo *ei)
+{
+    *out = NULL;
+    if (!a->target || !a->target[0])
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "the sim backend needs a preset name or a spec file");
+    return mt_backend_sim_open(a->target, a->has_seed, a->seed, out, ei);
+}
+
+/* The registry entry (backend.h; collected by tools/gen_registry.sh). */
+const mt_backend_entry mt_backend_entry_sim = { "sim", "a simulated GPU from a preset or a spec file (docs/spec-format.md)", sim_registry_open };
 
 const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b)
 {

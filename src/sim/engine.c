@@ -190,7 +190,8 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
     }
     cc->lat[cc->n] = cc->far[cc->n] = s->dram.latency[cc->lp];
     cc->noise[cc->n] = s->dram.noise;
-    if (e->order == MT_ORDER_RANDOM && cc->elements > 1) {
+    /* A sequence names its elements itself: order is ignored. */
+    if (e->kind == MT_KIND_CHASE && e->order == MT_ORDER_RANDOM && cc->elements > 1) {
         if (cc->elements > MT_SIM_MAX_RANDOM_ELEMENTS)
             return mt_fail(ei, MT_ERR_UNSUPPORTED,
                            "chain %d: random order over %llu elements exceeds the simulator's "
@@ -278,12 +279,16 @@ static uint32_t to_cycles(double x)
     return (uint32_t)llround(x);
 }
 
+/* Measures e->loads loads of cc: continuing the chain, or (seq non-NULL)
+ * of the elements seq[0 .. loads-1] in that order. */
 static void measure(const mt_sim_spec *s, const mt_experiment *e, chain_ctx *cc, mt_rng *rng,
-                    uint32_t *cycles)
+                    const uint32_t *seq, uint32_t *cycles)
 {
     if (e->mode == MT_MODE_FINE) {
         for (uint32_t k = 0; k < e->loads; k++) {
             double lat;
+            if (seq)
+                cc->pos = seq[k];
             int d = one_load(cc, rng, &lat);
             double x = lat + s->timer_overhead;
             if (cc->noise[d] > 0)
@@ -299,6 +304,8 @@ static void measure(const mt_sim_spec *s, const mt_experiment *e, chain_ctx *cc,
     double total = 0;
     for (uint32_t k = 0; k < e->loads; k++) {
         double lat;
+        if (seq)
+            cc->pos = seq[k];
         int d = one_load(cc, rng, &lat);
         total += lat + s->loop_overhead;
         cc->count[d]++;
@@ -313,8 +320,15 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
                          mt_errinfo *ei)
 {
     memset(out, 0, sizeof *out);
+    if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "the simulator does not run %s experiments",
+                       mt_kind_name(e->kind));
+    /* A sequence: the index list (checked: one chain, no warm-up laps). */
+    const mt_sequence *seq = e->kind == MT_KIND_SEQUENCE ? &e->u.seq : NULL;
     uint64_t work = 0;
-    for (int i = 0; i < e->n_chains; i++)
+    if (seq)
+        work = seq->n;
+    for (int i = 0; !seq && i < e->n_chains; i++)
         work += mt_chain_elements(&e->chain[i]) * (uint64_t)e->warmup_laps + e->loads;
     if (work > MT_SIM_MAX_WORK)
         return mt_fail(ei, MT_ERR_UNSUPPORTED,
@@ -340,16 +354,27 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
     }
     if (!err) {
         mt_rng rng = {.s = mt_sim_experiment_seed(eng->spec.seed, e)};
-        /* backend.h protocol: chain 0 warms, chain 1 warms, chain 0 is
-         * measured, chain 1 is measured.  Full laps end where they began,
-         * so measuring continues from element 0. */
-        for (int i = 0; i < e->n_chains; i++)
-            for (uint64_t k = 0; k < cc[i].elements * (uint64_t)e->warmup_laps; k++) {
+        if (seq) {
+            /* backend.h, mt_sequence: the untimed entries only change the
+             * caches' state; the timed ones are measured like chase loads. */
+            for (uint32_t k = 0; k < seq->untimed; k++) {
                 double lat;
-                one_load(&cc[i], &rng, &lat);
+                cc[0].pos = seq->index[k];
+                one_load(&cc[0], &rng, &lat);
             }
-        for (int i = 0; i < e->n_chains; i++)
-            measure(&eng->spec, e, &cc[i], &rng, out->cycles[i]);
+            measure(&eng->spec, e, &cc[0], &rng, seq->index + seq->untimed, out->cycles[0]);
+        } else {
+            /* backend.h protocol: chain 0 warms, chain 1 warms, chain 0 is
+             * measured, chain 1 is measured.  Full laps end where they
+             * began, so measuring continues from element 0. */
+            for (int i = 0; i < e->n_chains; i++)
+                for (uint64_t k = 0; k < cc[i].elements * (uint64_t)e->warmup_laps; k++) {
+                    double lat;
+                    one_load(&cc[i], &rng, &lat);
+                }
+            for (int i = 0; i < e->n_chains; i++)
+                measure(&eng->spec, e, &cc[i], &rng, NULL, out->cycles[i]);
+        }
         out->sm_ran = e->sm >= 0 ? e->sm : 0;
     }
     for (int i = 0; i < MT_MAX_CHAINS; i++)

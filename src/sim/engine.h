@@ -24,10 +24,12 @@ mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinf
 void mt_sim_engine_free(mt_sim_engine *eng);
 
 /* Runs one experiment that already passed mt_experiment_check: all caches
- * start empty, the 2-chain protocol of backend.h is followed, and the RNG
+ * start empty, the 2-chain protocol of backend.h is followed (a chase) or
+ * the index list is loaded in order (a sequence: untimed entries change
+ * the caches only, timed ones are sampled as chase loads are), and the RNG
  * is seeded from the spec's seed and the experiment's own parameters, so
- * results depend neither on batch order nor on earlier batches.  On
- * failure *out holds nothing to free. */
+ * results depend neither on batch order nor on earlier batches.  Other
+ * kinds: MT_ERR_UNSUPPORTED.  On failure *out holds nothing to free. */
 mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
                          mt_errinfo *ei);
 

@@ -108,8 +108,15 @@ void mt_sim_preset_names(char *buf, size_t cap);
  * MT_ERR_INVALID_ARG listing the presets. */
 mt_err mt_sim_spec_load(const char *preset_or_file, mt_sim_spec *out, mt_errinfo *ei);
 
+/* Longest MT_KIND_SEQUENCE index list the sim runs (mt_device_info
+ * max_sequence): 64 Ki entries walk a 1024-way set 64 times over, far more
+ * than any replacement-policy test needs, and keep the per-experiment hash
+ * and simulation cheap. */
+#define MT_SIM_MAX_SEQUENCE 65536u
+
 /* What a driver query on this device would say, plus the sim backend's
- * limits (path_limit_bytes, max_fine_loads ...). */
+ * limits (path_limit_bytes, max_fine_loads, max_sequence ...) and
+ * scheduling facts (concurrent_experiments = sm_count). */
 void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *out);
 
 /* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */

@@ -145,4 +145,9 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
     d->path_limit_bytes[MT_PATH_NONE] = 0; /* unlimited: no memory is touched */
     d->max_fine_loads = 8192;
     d->max_threads_per_experiment = s->max_threads_per_block;
+    /* The simulator runs every experiment alone with cold caches; it states
+     * what a GPU running one SM-scope experiment per SM would, so probes
+     * size batches for the sim as for real hardware. */
+    d->concurrent_experiments = s->sm_count;
+    d->max_sequence = MT_SIM_MAX_SEQUENCE;
 }

@@ -14,13 +14,17 @@ typedef struct {
     const char *key;
     field_type type;
     size_t off;
-    size_t size; /* F_STR: buffer size */
+    size_t size;  /* F_STR: buffer size */
+    int optional; /* added after recordings were made: absent reads as 0 */
 } field;
 
-#define FS(k, m) {k, F_STR, offsetof(mt_device_info, m), sizeof(((mt_device_info *)0)->m)}
-#define FI(k, m) {k, F_INT, offsetof(mt_device_info, m), 0}
-#define FU(k, m) {k, F_U32, offsetof(mt_device_info, m), 0}
-#define FL(k, m) {k, F_U64, offsetof(mt_device_info, m), 0}
+#define FS(k, m) {k, F_STR, offsetof(mt_device_info, m), sizeof(((mt_device_info *)0)->m), 0}
+#define FI(k, m) {k, F_INT, offsetof(mt_device_info, m), 0, 0}
+#define FU(k, m) {k, F_U32, offsetof(mt_device_info, m), 0, 0}
+#define FL(k, m) {k, F_U64, offsetof(mt_device_info, m), 0, 0}
+/* Optional on reading (written always). */
+#define FIO(k, m) {k, F_INT, offsetof(mt_device_info, m), 0, 1}
+#define FUO(k, m) {k, F_U32, offsetof(mt_device_info, m), 0, 1}
 
 static const field fields[] = {
     FS("name", name),
@@ -49,6 +53,9 @@ static const field fields[] = {
     FS("runtime_version", runtime_version),
     FU("max_fine_loads", max_fine_loads),
     FI("max_threads_per_experiment", max_threads_per_experiment),
+    /* Since the backend interface v2; the H100 fixture's manifest predates them. */
+    FIO("concurrent_experiments", concurrent_experiments),
+    FUO("max_sequence", max_sequence),
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 #define PATH_LIMITS_KEY "path_limit_bytes"
@@ -110,6 +117,8 @@ mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx
     for (size_t i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];
         const json_t *v = json_object_get(obj, f->key);
+        if (!v && f->optional)
+            continue; /* stays 0 */
         if (!v)
             return mt_fail(ei, MT_ERR_JSON, "%s: missing \"%s\"", ctx, f->key);
         long long x = 0;
@@ -158,16 +167,14 @@ mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx
     }
     if (json_object_size(lim) != MT_PATH_COUNT)
         return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" has unknown paths", ctx, PATH_LIMITS_KEY);
-    if (json_object_size(obj) != N_FIELDS + 1) {
-        const char *key;
-        const json_t *v;
-        json_object_foreach((json_t *)obj, key, v) {
-            int known = strcmp(key, PATH_LIMITS_KEY) == 0;
-            for (size_t i = 0; i < N_FIELDS && !known; i++)
-                known = strcmp(key, fields[i].key) == 0;
-            if (!known)
-                return mt_fail(ei, MT_ERR_JSON, "%s: unknown key \"%s\"", ctx, key);
-        }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        int known = strcmp(key, PATH_LIMITS_KEY) == 0;
+        for (size_t i = 0; i < N_FIELDS && !known; i++)
+            known = strcmp(key, fields[i].key) == 0;
+        if (!known)
+            return mt_fail(ei, MT_ERR_JSON, "%s: unknown key \"%s\"", ctx, key);
     }
     return MT_OK;
 }

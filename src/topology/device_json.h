@@ -13,8 +13,10 @@
 /* New reference, or NULL when out of memory. */
 json_t *mt_device_to_json(const mt_device_info *d);
 
-/* Strict: every field must be present with the right type and range;
- * unknown keys are refused.  Errors are MT_ERR_JSON with a message that
+/* Strict: every field must be present with the right type and range
+ * (except concurrent_experiments and max_sequence, added later: absent
+ * reads as 0, so recordings made before them still load); unknown keys are
+ * refused.  Errors are MT_ERR_JSON with a message that
  * starts with ctx (e.g. "DIR/manifest.json: device"). */
 mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx,
                            mt_errinfo *ei);

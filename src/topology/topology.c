@@ -1,223 +1,247 @@
-/* Names of the caches and the text form of findings, shared by the text
- * and JSON reports. */
-#include <math.h>
-#include <stdio.h>
+/* The topology model (topology.h): objects in the order they were added,
+ * each with its findings in the order they were first set.  Growable
+ * arrays; no printing, no globals. */
+#include "topology.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+/* First capacities: the eight table objects and the GPU fit without a
+ * reallocation, as do the seven table findings plus a few others. */
+#define FIRST_OBJECTS 16
+#define FIRST_FINDINGS 8
 
-static const char *const cache_names[MT_CACHE_COUNT] = {
-    "L1 Data", "Texture", "Read-Only", "Constant L1", "Constant L1.5",
-    "Shared Memory", "L2", "DRAM",
-};
-static const char *const cache_keys[MT_CACHE_COUNT] = {
-    "l1d", "texture", "readonly", "const_l1", "const_l15", "shared", "l2", "dram",
-};
-static const char *const cache_abbrevs[MT_CACHE_COUNT] = {
-    "L1D", "Tex", "RO", "CL1", "CL1.5", "Shm", "L2", "DRAM",
-};
-
-const char *mt_cache_name(mt_cache_id id)
+mt_topology *mt_topology_new(void)
 {
-    return (id >= 0 && id < MT_CACHE_COUNT) ? cache_names[id] : "?";
+    return calloc(1, sizeof(mt_topology));
 }
 
-const char *mt_cache_key(mt_cache_id id)
+void mt_topology_free(mt_topology *t)
 {
-    return (id >= 0 && id < MT_CACHE_COUNT) ? cache_keys[id] : "?";
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_objects; i++)
+        free(t->objects[i].findings);
+    free(t->objects);
+    free(t);
 }
 
-const char *mt_cache_abbrev(mt_cache_id id)
+/* Copies src into a buffer of size n when it fits; 0 ok, -1 too long. */
+static int copy_fit(char *dst, size_t n, const char *src)
 {
-    return (id >= 0 && id < MT_CACHE_COUNT) ? cache_abbrevs[id] : "?";
+    size_t len = strlen(src);
+    if (len >= n)
+        return -1;
+    memcpy(dst, src, len + 1);
+    return 0;
+}
+
+/* Copies src, cut to fit. */
+static void copy_cut(char *dst, size_t n, const char *src)
+{
+    size_t len = strnlen(src, n - 1);
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+/* Keys of objects and names of findings: letters, digits, '_', '.', '-'
+ * (JSON keys, CSV cells, members of comma-separated sets). */
+static int is_key(const char *s)
+{
+    if (!s[0])
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+mt_object *mt_topology_object(const mt_topology *t, const char *key)
+{
+    if (!t || !key)
+        return NULL;
+    for (size_t i = 0; i < t->n_objects; i++)
+        if (strcmp(t->objects[i].key, key) == 0)
+            return &t->objects[i];
+    return NULL;
+}
+
+mt_object *mt_topology_add_object(mt_topology *t, const char *key, const char *name,
+                                  const char *abbrev, mt_object_type type, unsigned flags)
+{
+    if (!t || !key || !is_key(key) || strlen(key) >= sizeof t->objects[0].key)
+        return NULL;
+    mt_object *o = mt_topology_object(t, key);
+    if (o)
+        return o;
+    if (t->n_objects == t->cap_objects) {
+        size_t cap = t->cap_objects ? 2 * t->cap_objects : FIRST_OBJECTS;
+        mt_object *grown = realloc(t->objects, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        t->objects = grown;
+        t->cap_objects = cap;
+    }
+    o = &t->objects[t->n_objects++];
+    memset(o, 0, sizeof *o);
+    copy_cut(o->key, sizeof o->key, key);
+    copy_cut(o->name, sizeof o->name, name ? name : key);
+    copy_cut(o->abbrev, sizeof o->abbrev, abbrev ? abbrev : o->name);
+    o->type = type;
+    o->flags = flags;
+    return o;
+}
+
+static mt_named_finding *find(const mt_object *o, const char *name)
+{
+    for (size_t i = 0; i < o->n_findings; i++)
+        if (strcmp(o->findings[i].name, name) == 0)
+            return &o->findings[i];
+    return NULL;
+}
+
+mt_err mt_object_set(mt_object *o, const char *name, const char *label, const mt_finding *f)
+{
+    if (!o || !name || !f || !is_key(name) || strlen(name) >= MT_NAME_LEN)
+        return MT_ERR_INVALID_ARG;
+    if (label && strlen(label) >= MT_LABEL_LEN)
+        return MT_ERR_INVALID_ARG;
+    /* A copy first: f may point into o->findings, which may move below. */
+    mt_finding copy = *f;
+    mt_named_finding *nf = find(o, name);
+    if (!nf) {
+        if (o->n_findings == o->cap_findings) {
+            size_t cap = o->cap_findings ? 2 * o->cap_findings : FIRST_FINDINGS;
+            mt_named_finding *grown = realloc(o->findings, cap * sizeof *grown);
+            if (!grown)
+                return MT_ERR_NOMEM;
+            o->findings = grown;
+            o->cap_findings = cap;
+        }
+        nf = &o->findings[o->n_findings++];
+        memset(nf, 0, sizeof *nf);
+        copy_fit(nf->name, sizeof nf->name, name);
+        copy_fit(nf->label, sizeof nf->label, label ? label : name);
+    } else if (label) {
+        copy_fit(nf->label, sizeof nf->label, label);
+    }
+    nf->f = copy;
+    return MT_OK;
+}
+
+const mt_finding *mt_object_get(const mt_object *o, const char *name)
+{
+    if (!o || !name)
+        return NULL;
+    const mt_named_finding *nf = find(o, name);
+    return nf ? &nf->f : NULL;
+}
+
+void mt_object_remove(mt_object *o, const char *name)
+{
+    if (!o || !name)
+        return;
+    mt_named_finding *nf = find(o, name);
+    if (!nf)
+        return;
+    size_t i = (size_t)(nf - o->findings);
+    memmove(nf, nf + 1, (o->n_findings - i - 1) * sizeof *nf);
+    o->n_findings--;
+}
+
+const mt_finding *mt_topology_get(const mt_topology *t, const char *key, const char *name)
+{
+    return mt_object_get(mt_topology_object(t, key), name);
+}
+
+double mt_finding_value_or(const mt_finding *f, double otherwise)
+{
+    return f && f->kind == MT_FIND_VALUE ? f->value : otherwise;
+}
+
+mt_err mt_topology_note_threshold(mt_topology *t, const char *name, double value,
+                                  const char *why)
+{
+    if (!t || !name || !name[0] || strlen(name) >= sizeof t->thresholds[0].name)
+        return MT_ERR_INVALID_ARG;
+    for (int i = 0; i < t->n_thresholds && i < MT_MAX_THRESHOLDS; i++)
+        if (strcmp(t->thresholds[i].name, name) == 0)
+            return MT_OK;
+    if (t->n_thresholds < 0 || t->n_thresholds >= MT_MAX_THRESHOLDS)
+        return MT_ERR_INVALID_ARG;
+    mt_threshold *th = &t->thresholds[t->n_thresholds++];
+    memset(th, 0, sizeof *th);
+    copy_fit(th->name, sizeof th->name, name);
+    th->value = value;
+    copy_cut(th->why, sizeof th->why, why ? why : "");
+    return MT_OK;
+}
+
+/* ---------- enum names ---------- */
+
+static const char *const source_names[] = {"measured", "driver", "derived"};
+static const char *const kind_names[] = {"none",   "value", "lower_bound", "range",
+                                         "absent", "text",  "set"};
+static const char *const type_names[] = {"gpu", "cache", "memory", "tlb", "link"};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+_Static_assert(COUNT(source_names) == MT_SRC_DERIVED + 1, "a source without a name");
+_Static_assert(COUNT(kind_names) == MT_FIND_SET + 1, "a finding kind without a name");
+_Static_assert(COUNT(type_names) == MT_OBJ_TYPE_COUNT, "an object type without a name");
+
+static const char *name_of(const char *const *names, int n, int v)
+{
+    return v >= 0 && v < n ? names[v] : "?";
+}
+
+static int index_of(const char *const *names, int n, const char *s)
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
 }
 
 const char *mt_source_name(mt_source s)
 {
-    switch (s) {
-    case MT_SRC_MEASURED: return "measured";
-    case MT_SRC_DRIVER: return "driver";
-    case MT_SRC_DERIVED: return "derived";
-    }
-    return "?";
+    return name_of(source_names, COUNT(source_names), (int)s);
+}
+
+int mt_source_from_name(const char *s, mt_source *out)
+{
+    int i = index_of(source_names, COUNT(source_names), s);
+    if (i < 0)
+        return -1;
+    *out = (mt_source)i;
+    return 0;
 }
 
 const char *mt_finding_kind_name(mt_finding_kind k)
 {
-    switch (k) {
-    case MT_FIND_NONE: return "none";
-    case MT_FIND_VALUE: return "value";
-    case MT_FIND_LOWER_BOUND: return "lower_bound";
-    case MT_FIND_RANGE: return "range";
-    case MT_FIND_ABSENT: return "absent";
-    }
-    return "?";
+    return name_of(kind_names, COUNT(kind_names), (int)k);
 }
 
-/* Decimals that print v (already in its display unit) with 3 significant
- * digits, after dropping trailing zeros: 25.5 -> 1, 50 -> 0, 1.25 -> 2. */
-static int sig3_decimals(double v)
+int mt_finding_kind_from_name(const char *s, mt_finding_kind *out)
 {
-    double a = fabs(v);
-    int d = a < 10 ? 2 : a < 100 ? 1 : 0;
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.*f", d, v);
-    while (d > 0 && tmp[strlen(tmp) - 1] == '0') {
-        tmp[strlen(tmp) - 1] = '\0';
-        d--;
-    }
-    return d;
+    int i = index_of(kind_names, COUNT(kind_names), s);
+    if (i < 0)
+        return -1;
+    *out = (mt_finding_kind)i;
+    return 0;
 }
 
-/* At most maxdec decimals, trailing zeros (and a bare point) dropped. */
-static int trimmed_decimals(double v, int maxdec)
+const char *mt_object_type_name(mt_object_type t)
 {
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.*f", maxdec, v);
-    int d = maxdec;
-    while (d > 0 && tmp[strlen(tmp) - 1] == '0') {
-        tmp[strlen(tmp) - 1] = '\0';
-        d--;
-    }
-    return d;
+    return name_of(type_names, COUNT(type_names), (int)t);
 }
 
-static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-#define N_BYTE_UNITS ((int)(sizeof byte_units / sizeof byte_units[0]))
-
-/* Binary unit for a byte count: the largest with a display value >= 1,
- * bumped once more when 3-digit rounding reaches 1024 (1048575 B is
- * "1 MiB", not "1024 KiB"). */
-static int byte_unit_for(double bytes, double *scaled)
+int mt_object_type_from_name(const char *s, mt_object_type *out)
 {
-    double v = fabs(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < N_BYTE_UNITS - 1) {
-        v /= 1024.0;
-        u++;
-    }
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.*f", sig3_decimals(v), v);
-    if (strtod(tmp, NULL) >= 1024.0 && u < N_BYTE_UNITS - 1) {
-        v /= 1024.0;
-        u++;
-    }
-    *scaled = bytes < 0 ? -v : v;
-    return u;
-}
-
-char *mt_format_bytes(double bytes, char *buf, size_t n)
-{
-    double v;
-    int u = byte_unit_for(bytes, &v);
-    snprintf(buf, n, "%.*f %s", sig3_decimals(v), v, byte_units[u]);
-    return buf;
-}
-
-static int is_bytes(const char *unit) { return strcmp(unit, "B") == 0; }
-
-/* Largest decimals used for a non-byte unit: cycles are medians of integer
- * samples (halves at most matter), counts may be averages. */
-static int unit_max_decimals(const char *unit)
-{
-    return strcmp(unit, "cycles") == 0 ? 1 : 2;
-}
-
-/* One number (VALUE or a bound) with its unit. */
-static void format_one(double v, const char *unit, int with_unit, char *buf, size_t n)
-{
-    if (is_bytes(unit)) {
-        mt_format_bytes(v, buf, n);
-        return;
-    }
-    int d = trimmed_decimals(v, unit_max_decimals(unit));
-    if (with_unit && unit[0] && strcmp(unit, "count") != 0)
-        snprintf(buf, n, "%.*f %s", d, v, unit);
-    else
-        snprintf(buf, n, "%.*f", d, v);
-}
-
-/* lo-hi sharing one unit and one number of decimals: "22.0-24.5 KiB". */
-static void format_range(double lo, double hi, const char *unit, int with_unit, char *buf,
-                         size_t n)
-{
-    double slo = lo, shi = hi;
-    const char *ustr = unit;
-    int dlo, dhi;
-    if (is_bytes(unit) && hi >= 64 * lo) {
-        /* Ends far apart ("256 B-64 KiB"): each with its own unit. */
-        char a[32], b[32];
-        mt_format_bytes(lo, a, sizeof a);
-        mt_format_bytes(hi, b, sizeof b);
-        snprintf(buf, n, "%s-%s", a, b);
-        return;
-    }
-    if (is_bytes(unit)) {
-        int u = byte_unit_for(fabs(hi) > fabs(lo) ? hi : lo, &shi);
-        double scale = pow(1024.0, u);
-        shi = hi / scale;
-        slo = lo / scale;
-        ustr = byte_units[u];
-        dlo = sig3_decimals(slo);
-        dhi = sig3_decimals(shi);
-    } else {
-        dlo = trimmed_decimals(lo, unit_max_decimals(unit));
-        dhi = trimmed_decimals(hi, unit_max_decimals(unit));
-    }
-    int d = dlo > dhi ? dlo : dhi;
-    int show_unit = is_bytes(unit) || (with_unit && unit[0] && strcmp(unit, "count") != 0);
-    if (show_unit)
-        snprintf(buf, n, "%.*f-%.*f %s", d, slo, d, shi, ustr);
-    else
-        snprintf(buf, n, "%.*f-%.*f", d, slo, d, shi);
-}
-
-char *mt_format_finding(const mt_finding *f, int with_unit, char *buf, size_t n)
-{
-    char tmp[64];
-    switch (f->kind) {
-    case MT_FIND_NONE:
-        snprintf(buf, n, "-");
-        break;
-    case MT_FIND_ABSENT:
-        snprintf(buf, n, "no");
-        break;
-    case MT_FIND_VALUE:
-        if (strcmp(f->unit, "bool") == 0)
-            snprintf(buf, n, "%s", f->value != 0 ? "yes" : "no");
-        else
-            format_one(f->value, f->unit, with_unit, buf, n);
-        break;
-    case MT_FIND_LOWER_BOUND:
-        format_one(f->lo, f->unit, with_unit, tmp, sizeof tmp);
-        snprintf(buf, n, "> %s", tmp);
-        break;
-    case MT_FIND_RANGE:
-        format_range(f->lo, f->hi, f->unit, with_unit, buf, n);
-        break;
-    default:
-        snprintf(buf, n, "?");
-        break;
-    }
-    return buf;
-}
-
-char *mt_format_shared_with(uint32_t mask, char *buf, size_t n)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < MT_CACHE_COUNT; i++) {
-        if (!(mask & (1u << i)))
-            continue;
-        int w = snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? ", " : "",
-                         mt_cache_abbrev((mt_cache_id)i));
-        if (w > 0)
-            len += (size_t)w;
-        if (len >= n)
-            break;
-    }
-    if (!buf[0])
-        snprintf(buf, n, "-");
-    return buf;
+    int i = index_of(type_names, COUNT(type_names), s);
+    if (i < 0)
+        return -1;
+    *out = (mt_object_type)i;
+    return 0;
 }

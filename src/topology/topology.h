@@ -126,7 +126,11 @@ void mt_topology_free(mt_topology *t);
 
 /* The object with this key, created (with these name, abbrev, type and
  * flags) if it does not exist yet; an existing object keeps its own.
- * NULL only when out of memory or the key is empty or too long. */
+ * NULL only when out of memory or the key is empty, too long or has a
+ * character other than a letter, a digit, '_', '.' or '-' (keys are JSON
+ * keys, CSV cells and members of comma-separated sets).
+ * Objects live in one growing array: a returned pointer is valid until the
+ * next object is added (look it up again with mt_topology_object). */
 mt_object *mt_topology_add_object(mt_topology *t, const char *key, const char *name,
                                   const char *abbrev, mt_object_type type, unsigned flags);
 /* The object with this key, or NULL. */
@@ -134,7 +138,9 @@ mt_object *mt_topology_object(const mt_topology *t, const char *key);
 
 /* Sets (adds, or replaces in place keeping its position) finding `name` of
  * o.  label NULL keeps an existing label (or uses the name).  MT_ERR_NOMEM,
- * or MT_ERR_INVALID_ARG for an empty or too long name. */
+ * or MT_ERR_INVALID_ARG for an empty or too long name (same characters as
+ * object keys) or a too long label.  Pointers from mt_object_get on o are
+ * valid until the next finding is added to or removed from o. */
 mt_err mt_object_set(mt_object *o, const char *name, const char *label, const mt_finding *f);
 /* The finding, or NULL when the object has none of that name. */
 const mt_finding *mt_object_get(const mt_object *o, const char *name);

@@ -13,7 +13,11 @@
 #define MT_SCHEMA_VERSION "2.0.0"
 #define MT_TOOL_NAME "memtopo"
 
-/* The whole report document; NULL when out of memory. */
+/* The whole report document in *out (the caller's, json_decref).
+ * MT_ERR_NOMEM, or MT_ERR_JSON (message names the finding) for what JSON
+ * cannot hold: a non-finite number, an unknown kind, source, type or flag. */
+mt_err mt_topology_build_json(const mt_topology *t, json_t **out, mt_errinfo *ei);
+/* The same without the reason; NULL on any failure. */
 json_t *mt_topology_to_json(const mt_topology *t);
 /* Reads a report document (schema major version 2).  Other major versions,
  * missing or mistyped members fail with MT_ERR_JSON and a one-line message

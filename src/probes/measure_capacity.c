@@ -14,6 +14,11 @@
 
 #include "probe_internal.h"
 
+/* Footprints per k-ary refinement round (see mt_capacity_search). */
+#define REFINE_K_GPU 8     /* GPU scope: experiments run alone, 8 keeps a round short */
+#define REFINE_K_SM_MAX 64 /* SM scope: beyond 64 a round gains < 1 bit per batch */
+#define REFINE_K_MIN 4     /* fewer than 4 points per round would need too many rounds */
+
 #define MAX_DOUBLING 48
 #define MIN_SAMPLES 512      /* enough loads that a single thrashing set shows */
 #define MAX_REFINE_ROUNDS 16 /* k >= 4 shrinks 2^48 to a granule in 24; we need far fewer */
@@ -34,14 +39,14 @@ static void sweep_free(sweep_matrix *s)
 static uint32_t loads_for(const mt_probe_ctx *c, uint64_t fp, uint32_t stride)
 {
     uint64_t el = fp / stride;
-    uint32_t cap = c->dev.max_fine_loads ? c->dev.max_fine_loads : 4096;
+    uint32_t cap = c->dev.max_fine_loads; /* > 0: checked by the runner */
     uint64_t want = el < MIN_SAMPLES ? MIN_SAMPLES : el;
     return want > cap ? cap : (uint32_t)want;
 }
 
 static mt_experiment cap_exp(const mt_probe_ctx *c, const mt_cap_request *q, uint64_t fp)
 {
-    mt_experiment e = mt_exp(q->path, fp, q->stride, 1, loads_for(c, fp, q->stride), MT_MODE_FINE);
+    mt_experiment e = mt_exp_chase(q->path, fp, q->stride, 1, loads_for(c, fp, q->stride), MT_MODE_FINE);
     e.chain[0].thread = q->thread;
     return e;
 }
@@ -204,10 +209,16 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     uint64_t lo = first ? pts[first - 1] : q->ref_footprint, hi = pts[first];
     out->p_detect = miss[first].p_value;
 
-    /* k-ary refinement; on a GPU non-exclusive experiments run one per SM. */
-    size_t k = q->path == MT_PATH_GLOBAL_CG ? 8 : 64;
-    if (c->dev.sm_count > 0 && (size_t)c->dev.sm_count < k && q->path != MT_PATH_GLOBAL_CG)
-        k = (size_t)c->dev.sm_count < 4 ? 4 : (size_t)c->dev.sm_count;
+    /* k-ary refinement: one round is one batch.  GPU-scope experiments run
+     * one after another, so their rounds stay small (REFINE_K_GPU); SM-scope
+     * ones run as many at once as the backend says, up to REFINE_K_SM_MAX. */
+    size_t k = REFINE_K_GPU;
+    if (cap_exp(c, q, hi).scope == MT_SCOPE_SM) {
+        k = REFINE_K_SM_MAX;
+        size_t conc = c->dev.concurrent_experiments > 0 ? (size_t)c->dev.concurrent_experiments : k;
+        if (conc < k)
+            k = conc < REFINE_K_MIN ? REFINE_K_MIN : conc;
+    }
     bool consistent = true;
     int rounds = q->max_rounds > 0 ? q->max_rounds : MAX_REFINE_ROUNDS;
     for (int round = 0; round < rounds && hi - lo > q->granule; round++) {

@@ -1,6 +1,6 @@
-/* Record a few batches through the sim backend (h100 preset), replay them,
- * and check the replay gives back exactly the simulator's samples and
- * device info. */
+/* Record a few batches through the sim backend (h100 preset), chases and
+ * explicit sequences, replay them, and check the replay gives back exactly
+ * the simulator's samples and device info. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "replay/record.h"
+#include "recording/recording.h"
+#include "sim/sim.h"
 
 static char tmpdir[64];
 
@@ -32,50 +33,70 @@ static int teardown(void **state)
 }
 
 static mt_experiment one(mt_path p, uint64_t footprint, uint32_t stride, uint32_t loads,
-                         mt_mode mode, int exclusive)
+                         mt_mode mode)
 {
-    mt_experiment e;
-    memset(&e, 0, sizeof e);
-    e.n_chains = 1;
-    e.chain[0].path = p;
-    e.chain[0].footprint = footprint;
-    e.chain[0].stride = stride;
-    e.order = MT_ORDER_SEQUENTIAL;
-    e.warmup_laps = 1;
-    e.loads = loads;
-    e.mode = mode;
-    e.sm = -1;
-    e.exclusive = exclusive;
+    return mt_exp_chase(p, footprint, stride, 1, loads, mode);
+}
+
+/* Sequences over a 64 KiB chain of 128-byte elements (512 elements): one
+ * that touches 4 elements again and again (all hits once warm), one that
+ * sweeps all 512 and then revisits the first ones, and an aggregate one. */
+#define SEQ_ELEMS 512u
+#define SEQ_N 1536u
+static uint32_t seq_hot[SEQ_N], seq_sweep[SEQ_N];
+
+static void make_sequences(void)
+{
+    for (uint32_t k = 0; k < SEQ_N; k++) {
+        seq_hot[k] = (k * 7) % 4;
+        seq_sweep[k] = k % SEQ_ELEMS;
+    }
+}
+
+static mt_experiment sequence(const uint32_t *index, uint32_t untimed, mt_mode mode)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CA, SEQ_ELEMS * 128, 128, 0, SEQ_N - untimed,
+                                   mode);
+    e.kind = MT_KIND_SEQUENCE;
+    e.u.seq.index = index;
+    e.u.seq.n = SEQ_N;
+    e.u.seq.untimed = untimed;
     return e;
 }
 
-#define NB 3
+#define NB 4
 #define MAXE 6
 
 /* Batches: an L1 footprint sweep, L2/DRAM aggregate runs, a sharing pair
- * and shared memory, with one experiment repeated across batches. */
+ * and shared memory, with one experiment repeated across batches, and
+ * sequences (one repeated with another untimed prefix). */
 static size_t batch(int b, mt_experiment *x)
 {
     size_t n = 0;
     if (b == 0) {
         for (uint64_t kib = 64; kib <= 384; kib += 64)
-            x[n++] = one(MT_PATH_GLOBAL_CA, kib << 10, 128, 512, MT_MODE_FINE, 0);
+            x[n++] = one(MT_PATH_GLOBAL_CA, kib << 10, 128, 512, MT_MODE_FINE);
     } else if (b == 1) {
-        x[n++] = one(MT_PATH_GLOBAL_CG, 8u << 20, 128, 4096, MT_MODE_AGGREGATE, 1);
-        x[n++] = one(MT_PATH_GLOBAL_CG, 96u << 20, 128, 4096, MT_MODE_AGGREGATE, 1);
-        x[n] = one(MT_PATH_TEXTURE, 16u << 10, 128, 256, MT_MODE_FINE, 0);
+        x[n++] = one(MT_PATH_GLOBAL_CG, 8u << 20, 128, 4096, MT_MODE_AGGREGATE);
+        x[n++] = one(MT_PATH_GLOBAL_CG, 96u << 20, 128, 4096, MT_MODE_AGGREGATE);
+        x[n] = one(MT_PATH_TEXTURE, 16u << 10, 128, 256, MT_MODE_FINE);
         x[n].n_chains = 2;
         x[n].chain[1] = (mt_chain){.thread = 32, .path = MT_PATH_GLOBAL_NC,
                                    .footprint = 16u << 10, .stride = 128, .offset = 1u << 20};
         n++;
-    } else {
-        x[n++] = one(MT_PATH_SHARED, 32u << 10, 4, 256, MT_MODE_FINE, 0);
-        x[n] = one(MT_PATH_GLOBAL_CA, 128u << 10, 128, 512, MT_MODE_FINE, 0); /* repeat */
+    } else if (b == 2) {
+        x[n++] = one(MT_PATH_SHARED, 32u << 10, 4, 256, MT_MODE_FINE);
+        x[n] = one(MT_PATH_GLOBAL_CA, 128u << 10, 128, 512, MT_MODE_FINE); /* repeat */
         x[n].order = MT_ORDER_RANDOM;
         x[n].order_seed = 99;
         n++;
         x[n] = x[n - 1]; /* and an exact repeat of that */
         n++;
+    } else {
+        x[n++] = sequence(seq_hot, 16, MT_MODE_FINE);
+        x[n++] = sequence(seq_sweep, SEQ_ELEMS, MT_MODE_FINE);
+        x[n++] = sequence(seq_sweep, 0, MT_MODE_FINE);
+        x[n++] = sequence(seq_sweep, SEQ_ELEMS, MT_MODE_AGGREGATE);
     }
     return n;
 }
@@ -85,6 +106,7 @@ static void test_sim_roundtrip(void **state)
     (void)state;
     mt_errinfo ei = {{0}};
     mt_backend *sim, *rec;
+    make_sequences();
     mt_err e = mt_backend_sim_open("h100", 1, 42, &sim, &ei);
     if (e)
         fail_msg("sim: %s", ei.msg);
@@ -95,6 +117,7 @@ static void test_sim_roundtrip(void **state)
     if ((e = mt_backend_record_wrap(sim, dir, &rec, &ei)))
         fail_msg("%s", ei.msg);
     mt_record_set_provenance(rec, "test", "memtopo --sim h100 --record", "2024-05-01T12:00:00Z");
+    assert_true(mt_backend_supports(rec, MT_KIND_SEQUENCE));
 
     mt_experiment x[NB][MAXE];
     mt_result r[NB][MAXE];
@@ -119,6 +142,7 @@ static void test_sim_roundtrip(void **state)
     assert_int_equal(mt_replay_recording_info(rp, &info, &ei), MT_OK);
     assert_string_equal(info.backend, "sim");
     assert_int_equal(info.n_batches, NB);
+    assert_true(mt_backend_supports(rp, MT_KIND_SEQUENCE));
 
     /* Replay the batches in reverse order: matching is by parameters. */
     for (int b = NB - 1; b >= 0; b--) {
@@ -143,6 +167,24 @@ static void test_sim_roundtrip(void **state)
         big += r[0][5].cycles[0][k];
     }
     assert_true(big > small);
+    /* Nor the sequences: the warmed sweep's timed loads hit (512 x 128 B =
+     * 64 KiB fits the L1) while its twin without an untimed prefix pays the
+     * cold misses first, and the 4-element hot list hits too: per load,
+     * cold > warm and cold > hot. */
+    uint64_t hot = 0, sweep_warm = 0, sweep_cold = 0;
+    for (uint32_t k = 0; k < SEQ_N - SEQ_ELEMS; k++) {
+        hot += r[3][0].cycles[0][k];
+        sweep_warm += r[3][1].cycles[0][k];
+    }
+    for (uint32_t k = 0; k < SEQ_ELEMS; k++)
+        sweep_cold += r[3][2].cycles[0][k];
+    assert_int_equal(r[3][2].n[0], SEQ_N);
+    assert_int_equal(r[3][3].n[0], 1);
+    if (getenv("MT_SHOW_MESSAGES"))
+        fprintf(stderr, "per load: hot %.1f warm %.1f cold %.1f\n", hot / 1024.0,
+                sweep_warm / 1024.0, sweep_cold / 512.0);
+    assert_true(sweep_cold * (SEQ_N - SEQ_ELEMS) > sweep_warm * SEQ_ELEMS);
+    assert_true(sweep_cold * (SEQ_N - SEQ_ELEMS) > hot * SEQ_ELEMS);
 
     /* Everything was used once: one more of anything is refused. */
     mt_result out[1];

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confidence.h"
 #include "probe_internal.h"
 
 /* Fine samples of one warm chain: the reference that defines a hit. */
 static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double *thr,
                              double *median)
 {
-    mt_experiment e = mt_exp(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
+    mt_experiment e = mt_exp_chase(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
     size_t n;
     double *x;
     mt_err err = mt_run_fine(c, &e, &x, &n);
@@ -25,24 +26,27 @@ static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, doub
     return MT_OK;
 }
 
-static void sector_finding(mt_finding *f, const mt_spacing *sp, const char *what)
+static void sector_finding(mt_probe_ctx *c, const char *key, const mt_spacing *sp,
+                           const char *what)
 {
-    if (sp->found)
-        *f = mt_find_value(sp->spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
+    if (sp->found) {
+        mt_finding f = mt_find_value(sp->spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
                            sp->support, "%s: %zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
                            what, sp->n_misses, 100 * sp->support, sp->threshold);
+        mt_set(c, key, "sector", &f);
+    }
 }
 
-mt_err mt_probe_constant(mt_probe_ctx *c)
+static mt_err probe_constant(mt_probe_ctx *c)
 {
     mt_cache_state *s1 = &c->cs[MT_CACHE_CONST_L1], *s15 = &c->cs[MT_CACHE_CONST_L15];
-    mt_cache_report *r1 = &c->topo->cache[MT_CACHE_CONST_L1];
-    mt_cache_report *r15 = &c->topo->cache[MT_CACHE_CONST_L15];
+    mt_finding f;
     uint64_t limit = c->dev.path_limit_bytes[MT_PATH_CONSTANT];
     if (limit < 8192)
         return mt_fail(c->ei, MT_ERR_UNSUPPORTED, "constant path limit %llu B is too small",
                        (unsigned long long)limit);
-    r1->probed = r15->probed = true;
+    mt_mark_probed(c, "const_l1");
+    mt_mark_probed(c, "const_l15");
 
     /* ---- constant L1 ---- */
     double med1;
@@ -56,7 +60,7 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s1->hit_threshold, 2048, &sp)) != MT_OK)
         return err;
     s1->sector = sp.found ? sp.spacing_bytes : 64;
-    sector_finding(&r1->sector, &sp, "constant L1");
+    sector_finding(c, "const_l1", &sp, "constant L1");
     mt_cap_request q = {
         .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 512, .limit = limit,
         .granule = s1->sector, .ref_footprint = 256, .hit_threshold = NAN,
@@ -64,7 +68,8 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     mt_cap_result cap;
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
-    r1->size = mt_capacity_finding(&cap, "constant L1");
+    f = mt_capacity_finding(&cap, "constant L1");
+    mt_set(c, "const_l1", "size", &f);
     s1->size = cap.lo;
     s1->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
     if (s1->size_is_bound)
@@ -76,9 +81,10 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp_hit, s1->sector, 1, &s1->latency,
                                       NULL)) != MT_OK)
         return err;
-    r1->latency = mt_find_value(s1->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.95,
-                                "%llu B chain at %u B stride; loop overhead %.1f subtracted",
-                                (unsigned long long)fp_hit, s1->sector, c->overhead_agg);
+    f = mt_find_value(s1->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate",
+                      MT_CONF_AGG_MEDIAN, "%llu B chain at %u B stride; loop overhead %.1f subtracted",
+                      (unsigned long long)fp_hit, s1->sector, c->overhead_agg);
+    mt_set(c, "const_l1", "latency", &f);
 
     /* ---- constant L1.5: chains that thrash the L1 ---- */
     uint32_t l1_unit = s1->line ? s1->line : s1->sector;
@@ -87,7 +93,8 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
      * thesis' GPUs: 16x). */
     uint64_t thrash = mt_round_down(3 * s1->size, l1_unit);
     if (thrash + l1_unit > limit) {
-        r15->size = mt_find_bound(0, "B", "pchase", 0.5, "constant L1 fills the bank");
+        f = mt_find_bound(0, "B", "pchase", MT_CONF_BOUND_NO_ROOM, "constant L1 fills the bank");
+        mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }
     double med15;
@@ -95,8 +102,9 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     if ((err = warm_reference(c, thrash, l1_unit, &s15->hit_threshold, &med15)) != MT_OK)
         return err;
     if (med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
-        r15->size = mt_find_absent("pchase-fine", 0.8,
-                                   "chains of 3x the constant L1 are not slower than L1 hits");
+        f = mt_find_absent("pchase-fine", MT_CONF_ABSENT_BY_LATENCY,
+                           "chains of 3x the constant L1 are not slower than L1 hits");
+        mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }
     s15->present = s15->hit_known = true;
@@ -104,15 +112,18 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s15->hit_threshold, 8192, &sp)) != MT_OK)
         return err;
     s15->sector = sp.found ? sp.spacing_bytes : l1_unit;
-    sector_finding(&r15->sector, &sp, "constant L1.5");
+    sector_finding(c, "const_l15", &sp, "constant L1.5");
     if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, thrash, l1_unit, 1, &s15->latency,
                                       NULL)) != MT_OK)
         return err;
-    r15->latency = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate", 0.9,
-                                 "%llu B chain at %u B stride (3x constant L1); loop overhead "
-                                 "subtracted", (unsigned long long)thrash, l1_unit);
-    r1->miss_penalty = mt_find_value(s15->latency - s1->latency, "cycles", MT_SRC_DERIVED,
-                                     "latency difference", 0.9, "constant L1.5 minus L1 latency");
+    f = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate",
+                      MT_CONF_AGG_MIXED,
+                      "%llu B chain at %u B stride (3x constant L1); loop overhead "
+                      "subtracted", (unsigned long long)thrash, l1_unit);
+    mt_set(c, "const_l15", "latency", &f);
+    f = mt_find_value(s15->latency - s1->latency, "cycles", MT_SRC_DERIVED, "latency difference",
+                      MT_CONF_DIFFERENCE, "constant L1.5 minus L1 latency");
+    mt_set(c, "const_l1", "miss_penalty", &f);
 
     q = (mt_cap_request){
         .path = MT_PATH_CONSTANT, .stride = l1_unit, .start = 2 * thrash, .limit = limit,
@@ -120,13 +131,15 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
     };
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
-    r15->size = mt_capacity_finding(&cap, "constant L1.5");
+    f = mt_capacity_finding(&cap, "constant L1.5");
+    mt_set(c, "const_l15", "size", &f);
     s15->size = cap.lo;
     s15->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
     if (s15->size_is_bound) {
-        r15->line = mt_find_range(s15->sector, (double)limit, "B", "miss-spacing", 0.9,
-                                  "size beyond the bank: the line is only known to lie between the "
-                                  "fill unit and the bank");
+        f = mt_find_range(s15->sector, (double)limit, "B", "miss-spacing", MT_CONF_RANGE_TO_LIMIT,
+                          "size beyond the bank: the line is only known to lie between the "
+                          "fill unit and the bank");
+        mt_set(c, "const_l15", "line", &f);
         return MT_OK;
     }
     /* The big-stride reference must still thrash the L1 (LRU: more elements
@@ -144,34 +157,27 @@ mt_err mt_probe_constant(mt_probe_ctx *c)
         uint64_t fp = mt_round_down(limit, st);
         if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp, st, 1, &l2lat, NULL)) != MT_OK)
             return err;
-        r15->miss_penalty = mt_find_value(l2lat - s15->latency, "cycles", MT_SRC_MEASURED,
-                                          "pchase-aggregate difference", 0.85,
-                                          "%llu B chain at %u B stride: %.1f cycles per load minus "
-                                          "L1.5 latency", (unsigned long long)fp, st, l2lat);
+        f = mt_find_value(l2lat - s15->latency, "cycles", MT_SRC_MEASURED,
+                          "pchase-aggregate difference", MT_CONF_DIFFERENCE_ACROSS,
+                          "%llu B chain at %u B stride: %.1f cycles per load minus "
+                          "L1.5 latency", (unsigned long long)fp, st, l2lat);
+        mt_set(c, "const_l15", "miss_penalty", &f);
     }
     return MT_OK;
 }
 
-/* Tolerance for "same latency as the L2": the class gap, or 5% of the L2
- * latency when that is larger (the constant path may add a few cycles). */
-void mt_check_const_l15_is_l2(mt_probe_ctx *c)
-{
-    mt_cache_state *s15 = &c->cs[MT_CACHE_CONST_L15], *l2 = &c->cs[MT_CACHE_L2];
-    if (!s15->present || !(l2->agg_latency > 0))
-        return;
-    double tol = MT_MIN_CLASS_GAP_CYCLES > 0.05 * l2->agg_latency ? MT_MIN_CLASS_GAP_CYCLES
-                                                                  : 0.05 * l2->agg_latency;
-    mt_note_threshold(c, "CONST_L15_IS_L2_TOLERANCE", 0.05,
-                      "constant L1.5 latency within this share (or the class gap) of the L2's: "
-                      "no L1.5");
-    if (fabs(s15->latency - l2->agg_latency) > tol)
-        return;
-    mt_cache_report *r15 = &c->topo->cache[MT_CACHE_CONST_L15];
-    double lat = s15->latency;
-    memset(r15, 0, sizeof *r15);
-    r15->probed = true;
-    r15->size = mt_find_absent("pchase-aggregate vs L2", 0.8,
-                               "loads missing the constant L1 take %.1f cycles, the L2's %.1f "
-                               "(within %.1f): no constant L1.5", lat, l2->agg_latency, tol);
-    s15->present = false;
-}
+static const mt_object_decl objects[] = {
+    {"const_l1", "Constant L1", "CL1", MT_OBJ_CACHE, MT_OBJ_IN_TABLE, 40},
+    {"const_l15", "Constant L1.5", "CL1.5", MT_OBJ_CACHE, MT_OBJ_IN_TABLE, 50},
+    {NULL}};
+static const mt_finding_decl provides[] = {
+    {"const_l1.size", "size"}, {"const_l1.line", "line"}, {"const_l1.sector", "sector"},
+    {"const_l1.latency", "latency"}, {"const_l1.miss_penalty", "miss penalty"},
+    {"const_l15.size", "size"}, {"const_l15.line", "line"}, {"const_l15.sector", "sector"},
+    {"const_l15.latency", "latency"}, {"const_l15.miss_penalty", "miss penalty"},
+    {NULL}};
+const mt_probe_desc mt_probe_constant = {
+    .name = "constant", .summary = "constant L1 and L1.5 caches: size, line, sector, latency, "
+                                   "miss penalty",
+    .rank = 50, .objects = objects, .provides = provides, .run = probe_constant,
+};

@@ -12,6 +12,13 @@
 #include <math.h>
 
 #include "probe_internal.h"
+#include "confidence.h"
+
+/* Confidences of the inconclusive outcomes (ranges), lowest where the
+ * range says least: only power-of-two strides fitted, which may alias sets
+ * (0.5); a ratio that is no power of two (0.4). */
+#define MT_CONF_LINE_ALIASED 0.5
+#define MT_CONF_LINE_NOT_POW2 0.4
 
 /* Candidate strides.  Preferred, all >= 256 B (no GPU cache line is larger)
  * and >= 4 sectors: 2^k (spreads over hashed sets) and the two smallest odd
@@ -69,14 +76,16 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
                        int max_rounds, double hit_threshold)
 {
-    mt_cache_report *rep = &c->topo->cache[id];
+    const char *key = mt_cache_key(id);
+    mt_finding line;
     uint32_t strides[6];
     size_t ns = candidate_strides(sector, cap, limit, strides);
     if (ns == 0) {
-        rep->line = mt_find_range(sector, (double)limit, "B", "capacity-ratio", 0.9,
+        line = mt_find_range(sector, (double)limit, "B", "capacity-ratio", MT_CONF_RANGE_TO_LIMIT,
                                   "the %llu B path limit leaves no room for the capacity test; the "
                                   "line lies between the fill unit and the limit",
                                   (unsigned long long)limit);
+        mt_set(c, key, "line", &line);
         return MT_OK;
     }
     mt_cap_result best = {0};
@@ -123,9 +132,10 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         }
     }
     if (best_s == 0) {
-        rep->line = mt_find_range(sector, strides[ns - 1], "B", "capacity-ratio", 0.3,
+        line = mt_find_range(sector, strides[ns - 1], "B", "capacity-ratio", MT_CONF_INCONSISTENT,
                                   "no stride gave a clean reference: the sets alias at every "
                                   "stride tried");
+        mt_set(c, key, "line", &line);
         return MT_OK;
     }
     mt_line_estimate le;
@@ -136,27 +146,28 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     double conf = cap_conf * best.confidence;
     if (le.found) {
         c->cs[id].line = le.line_bytes;
-        rep->line = mt_find_value(le.line_bytes, "B", MT_SRC_MEASURED, "capacity-ratio", conf,
+        line = mt_find_value(le.line_bytes, "B", MT_SRC_MEASURED, "capacity-ratio", conf,
                                   "%llu B fit at a sector stride, %.0f elements (lines) at a %u B "
                                   "stride (best of %zu strides): %.1f B per line",
                                   (unsigned long long)cap, best_e, best_s, ns,
                                   (double)best_s / le.ratio);
     } else if (le.lower_bound && !any_odd) {
         /* Only power-of-two strides fitted, and those can alias sets. */
-        rep->line = mt_find_range(sector, best_s, "B", "capacity-ratio", 0.5,
+        line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_ALIASED,
                                   "%llu B fit at a %u B stride as at a sector stride: line > %u B, "
                                   "or the stride aliased sets", (unsigned long long)best.lo, best_s,
                                   best_s);
     } else if (le.lower_bound) {
-        rep->line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
+        line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
                                   "holds more than one element", (unsigned long long)best.lo, best_s,
                                   (unsigned long long)cap, sector);
     } else {
-        rep->line = mt_find_range(sector, best_s, "B", "capacity-ratio", 0.4,
+        line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "
                                   "of two", (double)best_s / le.ratio, (unsigned long long)best.lo,
                                   (unsigned long long)cap);
     }
+    mt_set(c, key, "line", &line);
     return MT_OK;
 }

@@ -1,0 +1,192 @@
+/* Experiments (backend.h): the one builder, the validation every backend
+ * runs before measuring, and the parameter hash that seeds the sim's noise
+ * and indexes recordings. */
+#include <string.h>
+
+#include "backend.h"
+#include "chain.h"
+#include "../core/rng.h"
+
+mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
+                           uint32_t loads, mt_mode mode)
+{
+    mt_experiment e;
+    memset(&e, 0, sizeof e);
+    e.kind = MT_KIND_CHASE;
+    e.n_chains = 1;
+    e.chain[0].thread = 0;
+    e.chain[0].path = p;
+    e.chain[0].footprint = footprint;
+    e.chain[0].stride = stride;
+    e.order = MT_ORDER_SEQUENTIAL;
+    e.warmup_laps = warmup_laps;
+    e.loads = loads;
+    e.mode = mode;
+    e.sm = -1;
+    /* cg loads bypass the L1: their data lives in the L2. */
+    e.scope = p == MT_PATH_GLOBAL_CG ? MT_SCOPE_GPU : MT_SCOPE_SM;
+    return e;
+}
+
+static mt_err check_chain(const mt_chain *c, int i, const mt_device_info *dev, mt_errinfo *ei)
+{
+    if (c->path < 0 || c->path >= MT_PATH_COUNT)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "chain %d has an unknown path", i);
+    if (c->stride < 4 || c->stride % 4 || c->offset % 4)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "chain %d: stride %u / offset not a multiple of 4",
+                       i, c->stride);
+    if (c->footprint < c->stride)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "chain %d: footprint below one stride", i);
+    uint64_t lim = dev->path_limit_bytes[c->path];
+    if (c->path != MT_PATH_NONE && lim && c->offset + c->footprint > lim)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "chain %d: %llu bytes exceed the %s path limit of %llu bytes", i,
+                       (unsigned long long)(c->offset + c->footprint), mt_path_name(c->path),
+                       (unsigned long long)lim);
+    if (dev->max_threads_per_experiment && c->thread >= dev->max_threads_per_experiment)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "chain %d: thread %d out of range", i, c->thread);
+    return MT_OK;
+}
+
+/* The shape of a sequence (backend.h, mt_sequence), before the chain checks. */
+static mt_err check_sequence_shape(const mt_experiment *e, const mt_device_info *dev,
+                                   mt_errinfo *ei)
+{
+    const mt_sequence *q = &e->u.seq;
+    if (e->n_chains != 1)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "sequence experiment has %d chains; it needs exactly 1", e->n_chains);
+    if (e->warmup_laps != 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "sequence experiment has %u warm-up laps; it needs 0 (warming is part "
+                       "of the index list)",
+                       e->warmup_laps);
+    if (!q->index)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "sequence experiment has no index list");
+    if (q->n == 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "sequence experiment has an empty index list");
+    if (dev->max_sequence && q->n > dev->max_sequence)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "sequence of %u entries exceeds the backend limit %u", q->n,
+                       dev->max_sequence);
+    if (q->untimed >= q->n)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "sequence of %u entries has %u untimed ones: nothing is measured", q->n,
+                       q->untimed);
+    if (e->loads != q->n - q->untimed)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "sequence measures %u entries (%u minus %u untimed) but loads is %u",
+                       q->n - q->untimed, q->n, q->untimed, e->loads);
+    return MT_OK;
+}
+
+static mt_err check_sequence_indices(const mt_experiment *e, mt_errinfo *ei)
+{
+    const mt_sequence *q = &e->u.seq;
+    uint64_t elements = mt_chain_elements(&e->chain[0]);
+    for (uint32_t k = 0; k < q->n; k++)
+        if (q->index[k] >= elements)
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "sequence entry %u is element %u; the chain has %llu elements", k,
+                           q->index[k], (unsigned long long)elements);
+    return MT_OK;
+}
+
+mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
+                           mt_errinfo *ei)
+{
+    mt_err err;
+    switch (e->kind) {
+    case MT_KIND_CHASE:
+        break;
+    case MT_KIND_SEQUENCE:
+        if ((err = check_sequence_shape(e, dev, ei)))
+            return err;
+        break;
+    case MT_KIND_STREAM:
+    case MT_KIND_BANKS:
+    case MT_KIND_CLUSTER:
+        /* Defined in backend.h, implemented by later issues: whoever
+         * implements one adds its checks here. */
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "%s experiments are not implemented yet",
+                       mt_kind_name(e->kind));
+    default:
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "unknown experiment kind %d", (int)e->kind);
+    }
+    if (e->n_chains < 1 || e->n_chains > MT_MAX_CHAINS)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment has %d chains", e->n_chains);
+    if (e->loads == 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment measures no loads");
+    if (e->mode == MT_MODE_FINE && dev->max_fine_loads && e->loads > dev->max_fine_loads)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "%u fine-grained loads exceed the backend limit %u",
+                       e->loads, dev->max_fine_loads);
+    if (e->sm >= dev->sm_count)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "SM %d does not exist (%d SMs)", e->sm, dev->sm_count);
+    for (int i = 0; i < e->n_chains; i++)
+        if ((err = check_chain(&e->chain[i], i, dev, ei)))
+            return err;
+    if (e->kind == MT_KIND_SEQUENCE)
+        return check_sequence_indices(e, ei);
+    return MT_OK;
+}
+
+uint64_t mt_hash_mix(uint64_t h, uint64_t v)
+{
+    mt_rng r = {.s = h ^ (v * 0xD6E8FEB86659FD93ull)};
+    return mt_rng_next(&r);
+}
+
+uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
+{
+    /* Version 1's hash, unchanged: the sim's noise and the recordings made
+     * before version 2 depend on it bit for bit. */
+    uint64_t h = mt_hash_mix(h0, (uint64_t)e->n_chains);
+    h = mt_hash_mix(h, (uint64_t)e->order);
+    h = mt_hash_mix(h, e->order_seed);
+    h = mt_hash_mix(h, e->warmup_laps);
+    h = mt_hash_mix(h, e->loads);
+    h = mt_hash_mix(h, (uint64_t)e->mode);
+    h = mt_hash_mix(h, (uint64_t)(int64_t)e->sm);
+    h = mt_hash_mix(h, (uint64_t)(e->scope == MT_SCOPE_GPU)); /* version 1: exclusive */
+    for (int i = 0; i < e->n_chains && i < MT_MAX_CHAINS; i++) {
+        const mt_chain *c = &e->chain[i];
+        h = mt_hash_mix(h, (uint64_t)(int64_t)c->thread);
+        h = mt_hash_mix(h, (uint64_t)c->path);
+        h = mt_hash_mix(h, c->footprint);
+        h = mt_hash_mix(h, c->stride);
+        h = mt_hash_mix(h, c->offset);
+    }
+    if (e->kind == MT_KIND_CHASE)
+        return h;
+    /* Version 2: the kind and every one of its parameters. */
+    h = mt_hash_mix(h, (uint64_t)e->kind);
+    switch (e->kind) {
+    case MT_KIND_SEQUENCE:
+        h = mt_hash_mix(h, e->u.seq.n);
+        h = mt_hash_mix(h, e->u.seq.untimed);
+        for (uint32_t k = 0; e->u.seq.index && k < e->u.seq.n; k++)
+            h = mt_hash_mix(h, e->u.seq.index[k]);
+        break;
+    case MT_KIND_STREAM:
+        h = mt_hash_mix(h, (uint64_t)e->u.stream.op);
+        h = mt_hash_mix(h, e->u.stream.blocks);
+        h = mt_hash_mix(h, e->u.stream.threads);
+        h = mt_hash_mix(h, e->u.stream.vector_bytes);
+        h = mt_hash_mix(h, e->u.stream.bytes);
+        h = mt_hash_mix(h, e->u.stream.repeats);
+        break;
+    case MT_KIND_BANKS:
+        h = mt_hash_mix(h, e->u.banks.word_bytes);
+        h = mt_hash_mix(h, e->u.banks.n_threads);
+        for (uint32_t t = 0; t < e->u.banks.n_threads && t < 32; t++)
+            h = mt_hash_mix(h, e->u.banks.word_index[t]);
+        break;
+    case MT_KIND_CLUSTER:
+        h = mt_hash_mix(h, e->u.cluster.cluster_size);
+        h = mt_hash_mix(h, e->u.cluster.target_rank);
+        break;
+    default:
+        break;
+    }
+    return h;
+}

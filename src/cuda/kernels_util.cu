@@ -1,0 +1,67 @@
+/* Utility kernels of the cuda backend: writing chains into device memory,
+ * evicting the L2, and the architectures this build carries. */
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "kernel_abi.h"
+#include "kernels.h"
+
+/* Writes chains: one row of blocks (blockIdx.y) per descriptor. */
+__global__ void mtk_build_kernel(const mtk_build *d)
+{
+    const mtk_build b = d[blockIdx.y];
+    uint32_t *buf = (uint32_t *)b.buf;
+    const uint32_t *succ = (const uint32_t *)b.succ;
+    for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < b.n; k += gridDim.x * blockDim.x) {
+        uint32_t s = succ ? succ[k] : (k + 1 == b.n ? 0u : k + 1);
+        buf[(uint64_t)b.start_w + (uint64_t)k * b.stride_w] = b.start_w + s * b.stride_w;
+    }
+}
+
+/* Evicts L2: read-modify-write of every 16 bytes of a buffer twice the L2. */
+__global__ void mtk_flush_kernel(uint4 *p, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = p[i];
+        v.x += 1u;
+        p[i] = v;
+    }
+}
+
+extern "C" cudaError_t mtk_launch_build(const mtk_build *d_desc, unsigned n_desc, uint32_t max_n,
+                                        cudaStream_t s)
+{
+    const unsigned threads = 256;
+    unsigned bx = (max_n + threads - 1) / threads;
+    if (bx > 1024)
+        bx = 1024; /* grid-stride beyond that */
+    if (bx == 0)
+        bx = 1;
+    mtk_build_kernel<<<dim3(bx, n_desc), threads, 0, s>>>(d_desc);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mtk_launch_flush(void *buf, size_t bytes, unsigned blocks, cudaStream_t s)
+{
+    mtk_flush_kernel<<<blocks, 512, 0, s>>>((uint4 *)buf, bytes / sizeof(uint4));
+    return cudaGetLastError();
+}
+
+/* __CUDA_ARCH_LIST__ (nvcc >= 11.5) lists the virtual architectures this
+ * file was compiled for, ascending, e.g. 750,800,860,890,900. */
+#ifndef __CUDA_ARCH_LIST__
+#error "nvcc 11.5 or newer is required (__CUDA_ARCH_LIST__)"
+#endif
+static const int arch_list[] = {__CUDA_ARCH_LIST__};
+
+extern "C" int mtk_oldest_arch(void)
+{
+    return arch_list[0] / 10;
+}
+
+extern "C" int mtk_newest_arch(void)
+{
+    return arch_list[sizeof arch_list / sizeof arch_list[0] - 1] / 10;
+}

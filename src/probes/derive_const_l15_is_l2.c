@@ -1,0 +1,47 @@
+/* A "constant L1.5" whose latency is the L2's is the L2 itself: the GPU has
+ * one constant cache level, and loads that miss the constant L1 go to the
+ * L2.  Compared with the L2's mean latency over its partitions (what an
+ * aggregate chase from the constant path pays too).  Tolerance: the class
+ * gap, or CONST_L15_IS_L2_TOLERANCE of the L2 latency when that is larger
+ * (the constant path may add a few cycles on its way to the L2). */
+#include <math.h>
+
+#include "derive.h"
+
+#define CONST_L15_IS_L2_TOLERANCE 0.05
+
+static mt_err derive(mt_topology *t, mt_errinfo *ei)
+{
+    const mt_finding *lat = mt_topology_get(t, "const_l15", "latency");
+    const mt_finding *l2 = mt_topology_get(t, "l2", "mean_latency");
+    if (lat->kind != MT_FIND_VALUE || l2->kind != MT_FIND_VALUE || !(l2->value > 0))
+        return MT_OK;
+    mt_err err = mt_topology_note_threshold(
+        t, "CONST_L15_IS_L2_TOLERANCE", CONST_L15_IS_L2_TOLERANCE,
+        "constant L1.5 latency within this share (or the class gap) of the L2's: no L1.5");
+    if (err != MT_OK)
+        return mt_fail(ei, err, "derivation: threshold list full");
+    double tol = fmax(MT_MIN_CLASS_GAP_CYCLES, CONST_L15_IS_L2_TOLERANCE * l2->value);
+    if (fabs(lat->value - l2->value) > tol)
+        return MT_OK;
+    double l15 = lat->value, l2lat = l2->value;
+    mt_object *o = mt_topology_object(t, "const_l15");
+    static const char *const measured[] = {"line", "sector", "latency", "miss_penalty", "per_sm"};
+    for (size_t i = 0; i < sizeof measured / sizeof *measured; i++)
+        mt_object_remove(o, measured[i]);
+    mt_finding f = mt_derived_value(0, "", "pchase-aggregate vs L2", MT_CONF_ABSENT_BY_LATENCY);
+    f.kind = MT_FIND_ABSENT;
+    f.value = f.lo = f.hi = 0;
+    snprintf(f.note, sizeof f.note,
+             "loads missing the constant L1 take %.1f cycles, the L2's %.1f (within %.1f): no "
+             "constant L1.5", l15, l2lat, tol);
+    return mt_derive_set(t, "const_l15", "size", "size", &f, ei);
+}
+
+static const mt_finding_decl provides[] = {{"const_l15.size", "size"}, {NULL}};
+static const char *const requires[] = {"const_l15.latency", "l2.mean_latency", NULL};
+const mt_derivation_desc mt_derive_const_l15_is_l2 = {
+    .name = "const_l15_is_l2",
+    .summary = "no constant L1.5 when loads missing the constant L1 take the L2's latency",
+    .provides = provides, .requires = requires, .derive = derive,
+};

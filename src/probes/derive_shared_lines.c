@@ -1,0 +1,85 @@
+/* Logical caches that share one physical cache share its line.  A line
+ * measured through capacity is an upper bound (uneven set use only lowers
+ * the line count), so the smallest measured line of a sharing group is the
+ * line; a member whose own test gave more, or nothing, takes it with source
+ * "derived".  On an H100 texture fetches spread unevenly over the sets
+ * (their own test gives 256 B or a bound), while ld.global.ca/.nc into the
+ * same cache resolve 128 B. */
+#include <string.h>
+
+#include "derive.h"
+
+/* The caches the sharing probe tests, in object order. */
+static const char *const group[] = {"l1d", "texture", "readonly"};
+#define GROUP_N (sizeof group / sizeof *group)
+
+/* 1 when `other` is listed in the shared_with set of `key`. */
+static int shares(const mt_topology *t, const char *key, const char *other)
+{
+    const mt_finding *sw = mt_topology_get(t, key, "shared_with");
+    if (!sw || sw->kind != MT_FIND_SET)
+        return 0;
+    size_t n = strlen(other);
+    for (const char *p = sw->text; (p = strstr(p, other)) != NULL; p += n)
+        if ((p == sw->text || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static mt_err derive(mt_topology *t, mt_errinfo *ei)
+{
+    double best[GROUP_N];
+    int best_from[GROUP_N];
+    for (size_t i = 0; i < GROUP_N; i++) {
+        best[i] = -1;
+        best_from[i] = -1;
+        for (size_t j = 0; j < GROUP_N; j++) {
+            const mt_finding *line = mt_topology_get(t, group[j], "line");
+            bool same = i == j || shares(t, group[i], group[j]);
+            if (!same || !line || line->kind != MT_FIND_VALUE || line->source != MT_SRC_MEASURED)
+                continue;
+            if (best[i] < 0 || line->value < best[i]) {
+                best[i] = line->value;
+                best_from[i] = (int)j;
+            }
+        }
+    }
+    for (size_t i = 0; i < GROUP_N; i++) {
+        if (best_from[i] < 0 || best_from[i] == (int)i)
+            continue;
+        const mt_finding *own = mt_topology_get(t, group[i], "line");
+        mt_finding_kind k = own ? own->kind : MT_FIND_NONE;
+        if (k == MT_FIND_VALUE && own->value <= best[i])
+            continue;
+        char own_text[48];
+        if (k == MT_FIND_VALUE)
+            snprintf(own_text, sizeof own_text, "%.0f B", own->value);
+        else if (k == MT_FIND_LOWER_BOUND)
+            snprintf(own_text, sizeof own_text, "> %.0f B", own->lo);
+        else
+            snprintf(own_text, sizeof own_text, "no value");
+        const char *from = group[best_from[i]];
+        const mt_finding *src = mt_topology_get(t, from, "line");
+        const mt_object *from_obj = mt_topology_object(t, from);
+        mt_finding f = mt_derived_value(best[i], "B", "shared physical cache",
+                                        src->confidence * MT_CONF_DERIVATION_FACTOR);
+        snprintf(f.note, sizeof f.note,
+                 "line of %s, which shares this physical cache; this path's own capacity test "
+                 "gave %s, an upper bound (its addresses use the sets unevenly)",
+                 from_obj ? from_obj->name : from, own_text);
+        mt_err err = mt_derive_set(t, group[i], "line", "line", &f, ei);
+        if (err != MT_OK)
+            return err;
+    }
+    return MT_OK;
+}
+
+static const mt_finding_decl provides[] = {
+    {"l1d.line", "line"}, {"texture.line", "line"}, {"readonly.line", "line"}, {NULL}};
+/* Requires nothing: without "shared_with" sets (the sharing probe did not
+ * run) every cache is its own group and nothing changes. */
+const mt_derivation_desc mt_derive_shared_lines = {
+    .name = "shared_lines",
+    .summary = "logical caches sharing a physical cache take the smallest measured line",
+    .provides = provides, .requires = NULL, .derive = derive,
+};

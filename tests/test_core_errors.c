@@ -1,0 +1,57 @@
+/* Every error code has its own text and a documented exit code, and
+ * mt_fail keeps messages on one line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/error.h"
+
+static void test_every_code_has_a_distinct_text(void **state)
+{
+    (void)state;
+    for (int i = 0; i < MT_ERR_COUNT; i++) {
+        const char *s = mt_strerror((mt_err)i);
+        assert_non_null(s);
+        assert_true(strlen(s) > 3);
+        assert_null(strchr(s, '\n'));
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(s, mt_strerror((mt_err)j));
+    }
+}
+
+static void test_exit_codes_documented(void **state)
+{
+    (void)state;
+    assert_int_equal(mt_exit_code(MT_OK), 0);
+    for (int i = 1; i < MT_ERR_COUNT; i++) {
+        int c = mt_exit_code((mt_err)i);
+        assert_true(c >= 1 && c <= 5); /* README: 1..5 */
+    }
+    assert_int_equal(mt_exit_code(MT_ERR_INVALID_ARG), 2);
+    assert_int_equal(mt_exit_code(MT_ERR_NO_DEVICE), 3);
+    assert_int_equal(mt_exit_code(MT_ERR_DEVICE), 4);
+    assert_int_equal(mt_exit_code(MT_ERR_IO), 5);
+}
+
+static void test_fail_fills_message(void **state)
+{
+    (void)state;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mt_fail(&ei, MT_ERR_IO, "cannot write %s", "x.json"), MT_ERR_IO);
+    assert_string_equal(ei.msg, "cannot write x.json");
+    assert_int_equal(mt_fail(NULL, MT_ERR_NOMEM, "ignored"), MT_ERR_NOMEM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_code_has_a_distinct_text),
+        cmocka_unit_test(test_exit_codes_documented),
+        cmocka_unit_test(test_fail_fills_message),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
