@@ -5,7 +5,8 @@ Usage: /usr/bin/python3 tests/check_schema.py SCHEMA.json REPORT.json
 Exit 0 and "ok: ..." when valid; exit 1 with a one-line reason otherwise
 (also for unreadable files or a missing jsonschema module).
 Uses Debian's python3-jsonschema; no network access (the schema has no
-remote $refs)."""
+remote $refs).  Schema 2 (objects with named findings): a finding must have
+exactly the members of its kind, which the message then names."""
 import json
 import sys
 
@@ -40,6 +41,20 @@ def main(argv):
         e = jsonschema.exceptions.best_match(errors)
         where = "/".join(str(p) for p in e.absolute_path) or "(root)"
         msg = e.message.replace("\n", " ")
+        if e.schema is False and e.absolute_path:
+            # "properties": {"lo": false} in a finding kind's rule: say so
+            # instead of jsonschema's "False schema does not allow 1".
+            parent = e.absolute_path[-1]
+            kind = None
+            try:
+                owner = doc
+                for p in list(e.absolute_path)[:-1]:
+                    owner = owner[p]
+                kind = owner.get("kind") if isinstance(owner, dict) else None
+            except (KeyError, IndexError, TypeError):
+                pass
+            msg = "%r is not allowed here%s" % (
+                parent, " (a %r finding)" % kind if kind else "")
         if len(msg) > 200:
             msg = msg[:197] + "..."
         more = " (+%d more)" % (len(errors) - 1) if len(errors) > 1 else ""

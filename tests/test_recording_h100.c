@@ -142,10 +142,34 @@ static void test_h100_opens(void **state)
     mt_backend_destroy(rp);
 }
 
+/* The registry entry ("replay") opens its target as the directory. */
+extern const mt_backend_entry mt_backend_entry_replay;
+
+static void test_registry_entry(void **state)
+{
+    (void)state;
+    assert_string_equal(mt_backend_entry_replay.name, "replay");
+    assert_non_null(mt_backend_entry_replay.summary);
+    mt_backend_args a = {.target = recdir};
+    mt_backend *rp;
+    mt_errinfo ei = {{0}};
+    if (mt_backend_entry_replay.open(&a, &rp, &ei))
+        fail_msg("%s", ei.msg);
+    assert_string_equal(rp->ops->name, "replay");
+    mt_recording_info info;
+    assert_int_equal(mt_replay_recording_info(rp, &info, &ei), MT_OK);
+    assert_string_equal(info.dir, recdir);
+    mt_backend_destroy(rp);
+    a.target = NULL;
+    assert_int_equal(mt_backend_entry_replay.open(&a, &rp, &ei), MT_ERR_INVALID_ARG);
+    assert_null(rp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h100_opens),
+        cmocka_unit_test(test_registry_entry),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

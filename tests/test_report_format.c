@@ -1,4 +1,4 @@
-/* Text formatting of sizes, findings and sharing masks (src/report/topology.c). */
+/* Text formatting of sizes, findings and sets (src/report/format.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,37 +76,58 @@ static void test_findings(void **state)
     assert_string_equal(fmt(mk(MT_FIND_ABSENT, 0, 0, 0, "B"), 1), "no");
 }
 
-static void test_names(void **state)
+static void test_text_and_set(void **state)
 {
     (void)state;
-    static const char *const names[] = {"L1 Data", "Texture", "Read-Only", "Constant L1",
-                                        "Constant L1.5", "Shared Memory", "L2", "DRAM"};
-    static const char *const keys[] = {"l1d", "texture", "readonly", "const_l1", "const_l15",
-                                       "shared", "l2", "dram"};
-    for (int i = 0; i < MT_CACHE_COUNT; i++) {
-        assert_string_equal(mt_cache_name((mt_cache_id)i), names[i]);
-        assert_string_equal(mt_cache_key((mt_cache_id)i), keys[i]);
-    }
-    assert_string_equal(mt_cache_name(MT_CACHE_COUNT), "?");
-    assert_string_equal(mt_source_name(MT_SRC_DRIVER), "driver");
-    assert_string_equal(mt_finding_kind_name(MT_FIND_LOWER_BOUND), "lower_bound");
+    mt_finding f = mk(MT_FIND_TEXT, 0, 0, 0, "");
+    snprintf(f.text, sizeof f.text, "xor of bits 7,12");
+    assert_string_equal(fmt(f, 1), "xor of bits 7,12");
+    f.text[0] = '\0';
+    assert_string_equal(fmt(f, 1), "-");
+    /* A set without a topology: its keys as they are. */
+    f.kind = MT_FIND_SET;
+    snprintf(f.text, sizeof f.text, "texture,readonly");
+    assert_string_equal(fmt(f, 1), "texture, readonly");
+    f.text[0] = '\0';
+    assert_string_equal(fmt(f, 0), "-");
+    /* An unknown kind is visible, not a crash. */
+    assert_string_equal(fmt(mk((mt_finding_kind)42, 0, 0, 0, "B"), 1), "?");
 }
 
-static void test_shared_with(void **state)
+static void test_members(void **state)
 {
     (void)state;
+    mt_topology *t = mt_topology_new();
+    static const char *const keys[] = {"l1d", "texture", "readonly", "shared"};
+    static const char *const abbrevs[] = {"L1D", "Tex", "RO", "Shm"};
+    for (int i = 0; i < 4; i++)
+        assert_non_null(mt_topology_add_object(t, keys[i], keys[i], abbrevs[i], MT_OBJ_CACHE, 0));
+    mt_object *l1 = mt_topology_object(t, "l1d");
     char buf[64];
-    assert_string_equal(mt_format_shared_with(0, buf, sizeof buf), "-");
-    assert_string_equal(
-        mt_format_shared_with((1u << MT_CACHE_TEX) | (1u << MT_CACHE_RO), buf, sizeof buf),
-        "Tex, RO");
-    assert_string_equal(mt_format_shared_with((1u << MT_CACHE_L1D) | (1u << MT_CACHE_SHARED),
-                                              buf, sizeof buf),
+    /* Abbreviations in object order, whatever the order of the keys; self left out. */
+    static const char rt[] = "readonly,texture,l1d";
+    assert_string_equal(mt_format_members(t, l1, rt, sizeof rt, buf, sizeof buf), "Tex, RO");
+    static const char ls[] = "shared, l1d";
+    assert_string_equal(mt_format_members(t, mt_topology_object(t, "readonly"), ls, sizeof ls,
+                                          buf, sizeof buf),
                         "L1D, Shm");
-    /* truncation stays terminated */
+    /* Nothing but self, or nothing: "-". */
+    static const char self[] = "l1d";
+    assert_string_equal(mt_format_members(t, l1, self, sizeof self, buf, sizeof buf), "-");
+    assert_string_equal(mt_format_members(t, l1, "", 1, buf, sizeof buf), "-");
+    /* A key that names no object is shown as it is, after the known ones. */
+    static const char unk[] = "tlb,texture";
+    assert_string_equal(mt_format_members(t, l1, unk, sizeof unk, buf, sizeof buf), "Tex, tlb");
+    /* An object without an abbreviation shows its key. */
+    assert_non_null(mt_topology_add_object(t, "l3", "L3", "", MT_OBJ_CACHE, 0));
+    static const char l3[] = "l3";
+    assert_string_equal(mt_format_members(t, l1, l3, sizeof l3, buf, sizeof buf), "l3");
+    /* Truncation stays terminated. */
     char small[6];
-    mt_format_shared_with(0xff, small, sizeof small);
+    assert_non_null(mt_format_members(t, NULL, rt, sizeof rt, small, sizeof small));
     assert_true(strlen(small) < sizeof small);
+    assert_int_equal(strncmp(small, "L1D, ", 5), 0);
+    mt_topology_free(t);
 }
 
 /* Entry points refuse missing arguments with a message instead of crashing.
@@ -117,11 +138,20 @@ static void test_bad_args(void **state)
     mt_errinfo ei = {{0}};
     assert_int_equal(mt_report_text(NULL, stdout, &ei), MT_ERR_INVALID_ARG);
     assert_true(ei.msg[0] != '\0');
-    mt_topology t;
-    memset(&t, 0, sizeof t);
+    mt_topology *t = mt_topology_new();
     ei.msg[0] = '\0';
-    assert_int_equal(mt_report_json(&t, "", &ei), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_report_json(t, "", &ei), MT_ERR_INVALID_ARG);
     assert_true(ei.msg[0] != '\0');
+    ei.msg[0] = '\0';
+    assert_int_equal(mt_report_json(NULL, "x.json", &ei), MT_ERR_INVALID_ARG);
+    assert_true(ei.msg[0] != '\0');
+    ei.msg[0] = '\0';
+    assert_int_equal(mt_report_csv(t, NULL, &ei), MT_ERR_INVALID_ARG);
+    assert_true(ei.msg[0] != '\0');
+    ei.msg[0] = '\0';
+    assert_int_equal(mt_report_csv(NULL, "-", &ei), MT_ERR_INVALID_ARG);
+    assert_true(ei.msg[0] != '\0');
+    mt_topology_free(t);
 }
 
 int main(void)
@@ -129,8 +159,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_findings),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_shared_with),
+        cmocka_unit_test(test_text_and_set),
+        cmocka_unit_test(test_members),
         cmocka_unit_test(test_bad_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -574,6 +574,64 @@ static void test_every_preset_runs(void **state)
     }
 }
 
+/* The sim's registry entry (collected into the generated registry). */
+extern const mt_backend_entry mt_backend_entry_sim;
+
+static void test_registry_entry(void **state)
+{
+    (void)state;
+    assert_string_equal(mt_backend_entry_sim.name, "sim");
+    assert_non_null(mt_backend_entry_sim.summary);
+    assert_true(strlen(mt_backend_entry_sim.summary) > 10);
+    assert_null(strchr(mt_backend_entry_sim.summary, '\n'));
+    mt_backend_args a = {.target = "v100", .has_seed = 1, .seed = 1234};
+    mt_backend *b = NULL;
+    mt_errinfo ei = {{0}};
+    if (mt_backend_entry_sim.open(&a, &b, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(spec_of(b)->seed, 1234);
+    assert_non_null(strstr(spec_of(b)->name, "V100"));
+    mt_backend_destroy(b);
+    a.has_seed = 0;
+    assert_int_equal(mt_backend_entry_sim.open(&a, &b, &ei), MT_OK);
+    assert_int_not_equal(spec_of(b)->seed, 1234);
+    mt_backend_destroy(b);
+    a.target = "no-such-preset";
+    assert_int_equal(mt_backend_entry_sim.open(&a, &b, &ei), MT_ERR_INVALID_ARG);
+    assert_null(b);
+    a.target = NULL;
+    assert_int_equal(mt_backend_entry_sim.open(&a, &b, &ei), MT_ERR_INVALID_ARG);
+    assert_null(b);
+}
+
+static void test_interface_version_2(void **state)
+{
+    (void)state;
+    mt_backend *b = open_preset("h100", 0);
+    assert_int_equal(b->ops->api_version, MT_BACKEND_API_VERSION);
+    assert_int_equal(b->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE);
+    mt_device_info d;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mt_backend_info(b, &d, &ei), MT_OK);
+    assert_int_equal(d.sm_count, 132);
+    assert_int_equal(d.concurrent_experiments, d.sm_count);
+    assert_int_equal(d.max_sequence, 65536);
+    /* scope only schedules: on the sim (one experiment at a time) the same
+     * experiment at either scope sees the same levels */
+    mt_backend *q = open_preset("h100", 1);
+    mt_experiment e = chase(MT_PATH_GLOBAL_CA, 64 << 10, 128, 1, 512);
+    mt_experiment g = e;
+    g.scope = MT_SCOPE_GPU;
+    mt_result r1, r2;
+    run1(q, &e, &r1);
+    run1(q, &g, &r2);
+    assert_memory_equal(r1.cycles[0], r2.cycles[0], 512 * sizeof(uint32_t));
+    mt_result_free(&r1);
+    mt_result_free(&r2);
+    mt_backend_destroy(q);
+    mt_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,6 +650,8 @@ int main(void)
         cmocka_unit_test(test_noise_and_outliers),
         cmocka_unit_test(test_experiment_checks),
         cmocka_unit_test(test_every_preset_runs),
+        cmocka_unit_test(test_registry_entry),
+        cmocka_unit_test(test_interface_version_2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

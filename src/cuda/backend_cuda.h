@@ -1,6 +1,7 @@
-/* Extra, CUDA-only introspection of the cuda backend (not part of the
- * generic backend interface): how many kernel launches batches needed.
- * Used by tools/cuda_selftest.c to judge SM placement. */
+/* The cuda backend's public extras (beyond its registry entry
+ * mt_backend_entry_cuda): opening it directly, and CUDA-only
+ * introspection used by tools/cuda_selftest.c (how many launches batches
+ * needed, the kernels' launch configuration, a fixed watchdog). */
 #ifndef MT_BACKEND_CUDA_H
 #define MT_BACKEND_CUDA_H
 
@@ -8,19 +9,28 @@
 
 #include "../backend/backend.h"
 
+/* Opens CUDA device `device` (what the registry entry does with
+ * mt_backend_args.device). */
+mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei);
+
+/* Probe kernels, indices of the per-kernel arrays below: chase without and
+ * with shared-path chains, sequence without and with a shared-path array. */
+enum { MT_CUDA_KERNEL_A = 0, MT_CUDA_KERNEL_B, MT_CUDA_KERNEL_SEQ_A, MT_CUDA_KERNEL_SEQ_B,
+       MT_CUDA_KERNELS };
+
 typedef struct {
     uint64_t launches;      /* probe-kernel launches so far */
     uint64_t requeued;      /* experiments that were not placed and ran in a later launch */
     uint64_t l2_flushes;    /* L2 flushes before cold experiments */
     uint64_t const_uploads; /* constant-bank uploads */
-    /* Launch configuration of the probe kernels (A: no shared-path chain,
-     * B: shared-path chains), fixed at open. */
-    uint32_t static_smem[2];   /* cudaFuncGetAttributes sharedSizeBytes */
-    uint32_t dyn_smem[2];      /* dynamic shared memory per launch */
-    uint32_t reserved_smem;    /* cudaDevAttrReservedSharedMemoryPerBlock */
-    int regs[2];
-    int blocks_per_sm_a;       /* occupancy calculator, kernel A, 32 threads:
-                                  1 means the 16 KiB carveout holds one block */
+    /* Launch configuration of the probe kernels, fixed at open. */
+    uint32_t static_smem[MT_CUDA_KERNELS]; /* cudaFuncGetAttributes sharedSizeBytes */
+    uint32_t dyn_smem[MT_CUDA_KERNELS];    /* dynamic shared memory per launch */
+    uint32_t reserved_smem;                /* cudaDevAttrReservedSharedMemoryPerBlock */
+    int regs[MT_CUDA_KERNELS];
+    int blocks_per_sm_a;     /* occupancy calculator, kernel A, 32 threads:
+                                1 means the 16 KiB carveout holds one block */
+    int blocks_per_sm_seq_a; /* the same for kernel SEQ_A */
 } mt_cuda_stats;
 
 /* Fills *out for a backend opened by mt_backend_cuda_open; returns

@@ -401,7 +401,7 @@ void mt_record_set_probes(mt_backend *rec, const char *const *names, size_t n)
                  "%zu probes, more than a recording lists (%d)", n, MT_RECORDING_MAX_PROBES);
     } else {
         for (size_t i = 0; i < n && !r->probes_error[0]; i++) {
-            const char *s = names[i] ? names[i] : "";
+            const char *s = names && names[i] ? names[i] : "";
             size_t len = strlen(s);
             int ok = len > 0 && len < MT_RECORDING_PROBE_NAME;
             for (size_t k = 0; ok && k < len; k++)

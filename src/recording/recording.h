@@ -71,10 +71,11 @@ void mt_record_set_provenance(mt_backend *rec, const char *tool_version,
  * Call it before or after the run, once the list is known; a later call
  * replaces the list.  Does nothing when rec is not a record backend; when
  * rec wraps another record backend (--record over --raw) the list is set on
- * both.  A name must be 1..MT_RECORDING_PROBE_NAME-1 printable ASCII bytes
- * and there may be at most MT_RECORDING_MAX_PROBES names: otherwise the flush fails
- * with MT_ERR_INVALID_ARG (a recording must never list fewer probes than
- * made it). */
+ * both.  A name must be 1..MT_RECORDING_PROBE_NAME-1 printable ASCII
+ * characters other than space, and there may be at most
+ * MT_RECORDING_MAX_PROBES names: otherwise the flush fails with
+ * MT_ERR_INVALID_ARG naming the manifest (a recording must never list
+ * fewer probes than made it) and leaves what was written before. */
 void mt_record_set_probes(mt_backend *rec, const char *const *names, size_t n);
 
 /* Drops everything recorded but not yet flushed, so that destroy writes

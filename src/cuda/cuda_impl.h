@@ -1,0 +1,111 @@
+/* State of an open cuda backend, shared by its host files
+ * (backend_cuda.c, device_query.c, buffers.c, launch.c), and the checked
+ * CUDA call macro.  Private to src/cuda. */
+#ifndef MT_CUDA_IMPL_H
+#define MT_CUDA_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../backend/backend.h"
+#include "backend_cuda.h"
+#include "kernels.h"
+#include "layout.h"
+#include "limits.h"
+#include "schedule.h"
+
+/* Arena growth step. */
+#define MTC_ARENA_GRANULE (64 * MTC_MIB)
+/* Host polling period while waiting for a launch. */
+#define MTC_POLL_SLEEP_NS 20000L
+
+typedef struct {
+    /* device, fixed size (allocated at open) */
+    void *flush;
+    size_t flush_bytes;
+    mtk_desc *descs;
+    mtk_status *st;
+    uint32_t *samples;
+    int32_t *plan;
+    int32_t *any;
+    uint32_t *claim;
+    mtk_build *build;
+    /* device, grown on demand */
+    void *arena_raw;   /* allocation; arena is its 2 MiB-aligned start */
+    uint64_t arena;
+    uint64_t arena_cap;
+    uint32_t *succ;
+    size_t succ_cap;   /* words */
+    int32_t *seq;
+    size_t seq_cap;    /* words */
+} mtc_device_buffers;
+
+typedef struct {
+    mtk_desc *descs;
+    mtk_status *st;
+    uint32_t *samples;
+    int32_t *plan;
+    int32_t *any;
+    mtk_build *build;
+    uint32_t *expect;
+    uint64_t *tex_base, *tex_bytes;
+    cudaTextureObject_t *texs; /* texture objects of the current launch */
+    uint32_t *succ;
+    size_t succ_cap;
+    int32_t *seq;
+    size_t seq_cap;
+    size_t *group_idx; /* nsm */
+    int *claimed;      /* nsm */
+} mtc_host_buffers;
+
+typedef struct {
+    int dev;
+    mt_device_info info;
+    int nsm;
+    mtc_launch_config cfg;
+    cudaStream_t stream;
+    int have_stream;
+    cudaEvent_t done;
+    int have_event;
+    mtc_device_buffers d;
+    mtc_host_buffers h;
+    mtc_const_image cimg;
+    mt_cuda_stats stats;
+    double watchdog_s; /* > 0: fixed host watchdog (mt_cuda_set_watchdog) */
+    int broken;        /* a launch outlived the watchdog: refuse further work */
+} cuda_impl;
+
+/* Maps a CUDA error to an mt_err with a message naming the call and
+ * file:line (errors.c). */
+mt_err mtc_cuda_err(mt_errinfo *ei, cudaError_t e, const char *call, const char *file, int line);
+
+/* Every CUDA call goes through CK; failures jump to `out` with rc set
+ * (the function declares `mt_err rc` and an `out:` label). */
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t ce_ = (call);                                                                  \
+        if (ce_ != cudaSuccess) {                                                                  \
+            rc = mtc_cuda_err(ei, ce_, #call, __FILE__, __LINE__);                                 \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* device_query.c: fills im->info, im->cfg and im->stats' launch
+ * configuration, and sets the kernels' shared-memory attributes. */
+mt_err mtc_query_device(cuda_impl *im, mt_errinfo *ei);
+
+/* buffers.c */
+mt_err mtc_buffers_alloc(cuda_impl *im, mt_errinfo *ei);
+void mtc_buffers_free_device(cuda_impl *im);
+void mtc_buffers_free_host(cuda_impl *im);
+mt_err mtc_ensure_arena(cuda_impl *im, uint64_t bytes, mt_errinfo *ei);
+mt_err mtc_ensure_staging(cuda_impl *im, size_t succ_words, size_t seq_words, mt_errinfo *ei);
+
+/* launch.c: runs one launch group; claimed[k] is set for the group's k-th
+ * experiment when a block ran it, and its result is then in out. */
+mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *g,
+                     mt_result *out, int *claimed, mt_errinfo *ei);
+
+#endif
