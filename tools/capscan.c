@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "probes/probe_internal.h"
+#include "sim/sim.h"
 
 int main(int argc, char **argv)
 {
