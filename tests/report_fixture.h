@@ -47,6 +47,7 @@ static const struct {
     {"l1d", "caches_global_loads", "global loads (ld.global.ca) cached", "bool"},
     {"l2", "partition_size", "partition size (measured)", "B"},
     {"l2", "far_latency", "far-partition hit latency", "cycles"},
+    {"l2", "mean_latency", "mean hit latency over partitions", "cycles"},
     {"gpu", "timer_overhead_fine", "timer overhead per fine-grained sample", "cycles"},
     {"gpu", "timer_overhead_agg", "loop overhead per aggregate load", "cycles"},
 };
