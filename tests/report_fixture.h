@@ -34,9 +34,13 @@ static const struct {
 static const struct {
     const char *name, *label;
 } fx_table[] = {
-    {"size", "size"},         {"line", "line"},       {"sector", "sector"},
-    {"latency", "latency"},   {"miss_penalty", "miss penalty"},
-    {"shared_with", "shared with"}, {"per_sm", "per SM"},
+    {"size", "size"},
+    {"line", "line"},
+    {"sector", "sector"},
+    {"latency", "latency"},
+    {"miss_penalty", "miss penalty"},
+    {"shared_with", "shared with"},
+    {"per_sm", "per SM"},
 };
 #define FX_N_TABLE (sizeof fx_table / sizeof fx_table[0])
 
@@ -77,8 +81,8 @@ static inline mt_topology *fx_objects_only(void)
     return t;
 }
 
-static inline mt_finding fx_kind(mt_finding_kind k, const char *unit, mt_source src, const char *method,
-                          double conf)
+static inline mt_finding fx_kind(mt_finding_kind k, const char *unit, mt_source src,
+                                 const char *method, double conf)
 {
     mt_finding f;
     memset(&f, 0, sizeof f);
@@ -90,8 +94,8 @@ static inline mt_finding fx_kind(mt_finding_kind k, const char *unit, mt_source 
     return f;
 }
 
-static inline mt_finding fx_value(double v, const char *unit, mt_source src, const char *method,
-                           double conf)
+static inline mt_finding fx_value(double v, const char *unit, mt_source src,
+                                  const char *method, double conf)
 {
     mt_finding f = fx_kind(MT_FIND_VALUE, unit, src, method, conf);
     f.value = v;
@@ -157,7 +161,8 @@ static inline mt_topology *fx_topology(void)
     fx_set(t, "l1d", "size", fx_value(229376, "B", MT_SRC_MEASURED, "pchase-fine+opt+ks", 0.95));
     fx_set(t, "l1d", "line", fx_value(128, "B", MT_SRC_MEASURED, "capacity-ratio", 0.9));
     fx_set(t, "l1d", "sector", fx_value(32, "B", MT_SRC_MEASURED, "miss-spacing", 0.85));
-    fx_set(t, "l1d", "latency", fx_value(33, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.99));
+    fx_set(t, "l1d", "latency",
+           fx_value(33, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.99));
     fx_set(t, "l1d", "miss_penalty",
            fx_value(230.5, "cycles", MT_SRC_DERIVED, "l2-minus-l1", 0.9));
     mt_finding sw = fx_kind(MT_FIND_SET, "", MT_SRC_MEASURED, "pair-eviction", 0.9);
@@ -200,7 +205,8 @@ static inline mt_topology *fx_topology(void)
     fx_set(t, "l2", "size",
            fx_value(50.0 * 1024 * 1024, "B", MT_SRC_DRIVER, "driver-attribute", 1.0));
     fx_set(t, "l2", "line", fx_value(128, "B", MT_SRC_MEASURED, "capacity-ratio", 0.8));
-    fx_set(t, "l2", "latency", fx_value(262, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.97));
+    fx_set(t, "l2", "latency",
+           fx_value(262, "cycles", MT_SRC_MEASURED, "pchase-fine-median", 0.97));
     fx_set(t, "l2", "per_sm", fx_kind(MT_FIND_ABSENT, "count", MT_SRC_MEASURED, "n/a", 1));
     fx_set(t, "l2", "partition_size",
            fx_value(25.0 * 1024 * 1024, "B", MT_SRC_MEASURED, "pchase-agg+opt", 0.75));

@@ -172,7 +172,8 @@ static void test_fields(void **state)
     assert_true(fabs(num_at(ts, "lo") - 22528) < 1e-9);
     assert_true(fabs(num_at(ts, "hi") - 25088) < 1e-9);
     assert_null(json_object_get(ts, "value"));
-    assert_string_equal(str_at(ts, "note"), "non-LRU replacement: first eviction between lo and hi");
+    assert_string_equal(str_at(ts, "note"),
+                        "non-LRU replacement: first eviction between lo and hi");
 
     /* lower bound; readonly has no sharing finding */
     json_t *rs = fnd(r, "readonly", "size");

@@ -84,7 +84,8 @@ static void test_objects(void **state)
     assert_null(mt_topology_add_object(t, "a,b", "x", "x", MT_OBJ_CACHE, 0));
     assert_null(mt_topology_add_object(t, "a b", "x", "x", MT_OBJ_CACHE, 0));
     assert_null(mt_topology_add_object(t, "abcdefghijklmnopqrstuvwx", "x", "x", MT_OBJ_CACHE, 0));
-    assert_non_null(mt_topology_add_object(t, "abcdefghijklmnopqrstuvw", "x", "x", MT_OBJ_CACHE, 0));
+    assert_non_null(
+        mt_topology_add_object(t, "abcdefghijklmnopqrstuvw", "x", "x", MT_OBJ_CACHE, 0));
     assert_null(mt_topology_add_object(NULL, "k", "x", "x", MT_OBJ_CACHE, 0));
     /* Names that are too long are cut, not refused. */
     mt_object *lng = mt_topology_add_object(t, "long", "a name longer than thirty-one chars",

@@ -1,11 +1,12 @@
 /* The human-readable report: a header about the device and the run, one
- * table row per cache (like the thesis' result tables), then the evidence
- * behind each number.  Everything fits in TEXT_WIDTH columns. */
+ * table row per MT_OBJ_IN_TABLE object (like the thesis' result tables),
+ * every other finding under its object, then the evidence behind each
+ * number.  Nothing here names a finding except the table's columns.
+ * Everything fits in TEXT_WIDTH columns. */
 #include <errno.h>
 #include <string.h>
 
-#include "../topology/topology_json.h"
-
+#include "../topology/topology_json.h" /* MT_TOOL_NAME */
 #include "report.h"
 
 #define TEXT_WIDTH 100
@@ -137,9 +138,12 @@ static const struct {
     const char *finding;
     const char *head;
 } columns[] = {
-    {"size", "Size"},       {"line", "Line"},
-    {"sector", "Sector"},   {"latency", "Latency"},
-    {"miss_penalty", "Miss pen."}, {"shared_with", "Shared with"},
+    {"size", "Size"},
+    {"line", "Line"},
+    {"sector", "Sector"},
+    {"latency", "Latency"},
+    {"miss_penalty", "Miss pen."},
+    {"shared_with", "Shared with"},
     {"per_sm", "Per SM"},
 };
 #define N_COLUMNS (sizeof columns / sizeof columns[0])

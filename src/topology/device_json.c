@@ -159,7 +159,8 @@ mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx
         const json_t *v = json_object_get(lim, k);
         long long x;
         if (!v)
-            return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" lacks path \"%s\"", ctx, PATH_LIMITS_KEY, k);
+            return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" lacks path \"%s\"", ctx, PATH_LIMITS_KEY,
+                           k);
         mt_err e = get_int(v, 0, LLONG_MAX, &x, ctx, k, ei);
         if (e)
             return e;
