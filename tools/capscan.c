@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "probes/probe_internal.h"
-#include "sim/sim.h"
 
 int main(int argc, char **argv)
 {
@@ -16,11 +15,13 @@ int main(int argc, char **argv)
     mt_backend *be = NULL;
     int a = 1;
     mt_err err;
+    mt_backend_args args = {.target = NULL, .device = 0};
     if (argc > 2 && strcmp(argv[1], "--sim") == 0) {
-        err = mt_backend_sim_open(argv[2], 0, 0, &be, &ei);
+        args.target = argv[2];
+        err = mt_backend_open("sim", &args, &be, &ei);
         a = 3;
     } else {
-        err = mt_backend_cuda_open(0, &be, &ei);
+        err = mt_backend_open("cuda", &args, &be, &ei);
     }
     if (err != MT_OK || argc - a < 4) {
         fprintf(stderr, "capscan: %s\n", err ? ei.msg : "usage: capscan [--sim P] PATH START LIMIT STRIDE...");
@@ -41,7 +42,9 @@ int main(int argc, char **argv)
     c.topo = &topo;
     c.ei = &ei;
     mt_backend_info(be, &c.dev, &ei);
-    if ((err = mt_probe_calibrate(&c)) != MT_OK)
+    const mt_probe_desc *cal = mt_probe_find("calibrate");
+    c.desc = cal;
+    if (!cal || (err = cal->run(&c)) != MT_OK)
         goto fail;
     for (int i = a + 3; i < argc; i++) {
         uint32_t s = (uint32_t)strtoul(argv[i], NULL, 0);

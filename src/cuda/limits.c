@@ -110,7 +110,7 @@ mt_err mtc_plan_config(const mtc_device_facts *f, mtc_launch_config *out, mt_err
      * dynamic shared memory after the header; SEQ_B keeps the list before
      * its chain, so MTK_SEQ_MAX fits there by the layout. */
     uint64_t room = (out->dyn_smem[MTK_KERNEL_SEQ_A] - MTK_SMEM_SAMPLES) / 4u;
-    room = room;
+    room = room > MTK_SEQ_OVERREAD_WORDS ? room - MTK_SEQ_OVERREAD_WORDS : 0;
     out->max_sequence = (uint32_t)min_u64(MTK_SEQ_MAX, room);
     out->max_threads_per_experiment =
         f->max_threads_per_block < MTK_MAX_THREADS ? f->max_threads_per_block : MTK_MAX_THREADS;
