@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 run_mt --help
 # --help lists "  NAME       summary" lines under "What to measure".
-sed -n '/^What to measure/,/--seed/p' "$tmp/out" | sed -n 's/^  \([a-z0-9_]*\)  .*/\1/p' >"$tmp/help_probes"
+sed -n '/^What to measure/,/--seed/p' "$tmp/out" | sed -n "s/^  \([a-z0-9_][a-z0-9_]*\)  .*/\1/p" >"$tmp/help_probes"
 check "--help lists probes" test -s "$tmp/help_probes"
 # The README's --only row names the probes in backquotes.
 grep -- '-o, --only' "$root/README.md" | grep -o '`[a-z0-9_]*`' | tr -d '`' >"$tmp/readme_probes"
