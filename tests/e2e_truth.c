@@ -188,6 +188,20 @@ int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t
                 bad += complain(msg, cap, "%s shared_with: want 0x%x got 0x%x\n", nm, shared[id], got);
         }
     }
+    /* Replacement class (probe_replacement.c): never a wrong class; "not
+     * classified" and "not tested" are honest answers.  A direct-mapped
+     * cache behaves as insertion order whatever its policy. */
+    const mt_finding *rp = F(t, "l1d", "replacement");
+    if (truth[MT_CACHE_L1D].present && rp->kind == MT_FIND_TEXT &&
+        strcmp(rp->text, "not classified") != 0) {
+        const mt_sim_cache_spec *l1s = truth[MT_CACHE_L1D].cs;
+        const char *want = l1s->ways == 1                    ? "insertion order"
+                           : l1s->repl == MT_SIM_REPL_LRU    ? "recency"
+                           : l1s->repl == MT_SIM_REPL_FIFO   ? "insertion order"
+                                                              : "unordered";
+        if (strncmp(rp->text, want, strlen(want)) != 0)
+            bad += complain(msg, cap, "l1d replacement: want %s..., got %s\n", want, rp->text);
+    }
     bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
     bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);

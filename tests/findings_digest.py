@@ -59,8 +59,8 @@ def v2(rep):
         if o["type"] != "gpu":
             out.append(f"{key}.probed|{o['probed']}")
         for name, f in o["findings"].items():
-            if f["kind"] == "none":
-                continue  # declared but not measured: schema 1 wrote null, left out above
+            if f["kind"] == "none" and not f.get("note"):
+                continue  # declared but not measured: schema 1 wrote null; kept when it says why
             if name == "shared_with":
                 out.append(f"{key}.shared_with|{','.join(sorted(f['members']))}")
             else:

@@ -49,6 +49,7 @@ static const struct {
     const char *key, *name, *label, *unit;
 } fx_other[] = {
     {"l1d", "caches_global_loads", "global loads (ld.global.ca) cached", "bool"},
+    {"l1d", "replacement", "replacement policy", ""},
     {"l2", "partition_size", "partition size (measured)", "B"},
     {"l2", "far_latency", "far-partition hit latency", "cycles"},
     {"l2", "mean_latency", "mean hit latency over partitions", "cycles"},

@@ -39,7 +39,7 @@ void mt_cli_usage(FILE *f)
     if (mt_probe_plan(&all, order, &n, NULL) == MT_OK)
         for (size_t i = 0; i < n; i++)
             if (!order[i]->always)
-                fprintf(f, "  %-10s %s\n", order[i]->name, order[i]->summary);
+                fprintf(f, "  %-12s %s\n", order[i]->name, order[i]->summary);
     fputs("      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"

@@ -44,5 +44,9 @@
  * the derivation adds an assumption (e.g. logical caches sharing a physical
  * cache share its line). */
 #define MT_CONF_DERIVATION_FACTOR 0.9
+/* A replacement class from two miss shares that fell clearly on one side
+ * of their thresholds: the classes are behaviours (what was kept), and a
+ * policy outside the four modelled ones could mimic one of them. */
+#define MT_CONF_POLICY 0.8
 
 #endif
