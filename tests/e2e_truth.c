@@ -122,15 +122,9 @@ static uint32_t shared_mask(const mt_topology *t, const char *key)
 {
     const mt_finding *f = F(t, key, "shared_with");
     uint32_t m = 0;
-    if (f->kind != MT_FIND_SET)
-        return 0;
-    for (int id = 0; id < MT_CACHE_COUNT; id++) {
-        const char *k = mt_cache_key((mt_cache_id)id);
-        size_t n = strlen(k);
-        for (const char *p = f->text; (p = strstr(p, k)) != NULL; p += n)
-            if ((p == f->text || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-                m |= 1u << id;
-    }
+    for (int id = 0; id < MT_CACHE_COUNT; id++)
+        if (mt_finding_set_has(f, mt_cache_key((mt_cache_id)id)))
+            m |= 1u << id;
     return m;
 }
 

@@ -265,12 +265,32 @@ static void test_names(void **state)
     assert_string_equal(mt_object_type_name(MT_OBJ_TYPE_COUNT), "?");
 }
 
+/* Set membership matches whole keys only. */
+static void test_set_has(void **state)
+{
+    (void)state;
+    mt_finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = MT_FIND_SET;
+    snprintf(f.text, sizeof f.text, "texture,readonly");
+    assert_int_equal(mt_finding_set_has(&f, "texture"), 1);
+    assert_int_equal(mt_finding_set_has(&f, "readonly"), 1);
+    assert_int_equal(mt_finding_set_has(&f, "read"), 0);   /* prefix of a key */
+    assert_int_equal(mt_finding_set_has(&f, "only"), 0);   /* suffix of a key */
+    assert_int_equal(mt_finding_set_has(&f, "l1d"), 0);
+    assert_int_equal(mt_finding_set_has(&f, ""), 0);
+    f.kind = MT_FIND_TEXT;                                /* not a set */
+    assert_int_equal(mt_finding_set_has(&f, "texture"), 0);
+    assert_int_equal(mt_finding_set_has(NULL, "texture"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_free),   cmocka_unit_test(test_objects),
         cmocka_unit_test(test_findings),   cmocka_unit_test(test_value_or),
         cmocka_unit_test(test_thresholds), cmocka_unit_test(test_names),
+        cmocka_unit_test(test_set_has),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,16 +54,12 @@ static void print_error(const mt_cli *o, mt_err e, const char *msg)
 static void skip_unrecorded(const mt_recording_info *ri, mt_probe_options *popt,
                             mt_provenance *prov)
 {
-    if (!ri->probes_known)
-        return;
     size_t k = 0;
-    for (const mt_probe_desc *const *p = mt_probe_registry; *p && k < MT_MAX_PROBES; p++) {
-        bool held = false;
-        for (int i = 0; i < ri->n_probes; i++)
-            held |= strcmp(ri->probes[i], (*p)->name) == 0;
-        if (!held)
+    for (const mt_probe_desc *const *p = mt_probe_registry; *p && k < MT_MAX_PROBES; p++)
+        if (!mt_recording_has_probe(ri, (*p)->name))
             popt->skip[k++] = (*p)->name;
-    }
+    if (k == 0)
+        return;
     popt->skip[k] = NULL;
     /* Which of the requested probes that leaves out. */
     mt_probe_options want = *popt;

@@ -16,14 +16,7 @@ static const char *const group[] = {"l1d", "texture", "readonly"};
 /* 1 when `other` is listed in the shared_with set of `key`. */
 static int shares(const mt_topology *t, const char *key, const char *other)
 {
-    const mt_finding *sw = mt_topology_get(t, key, "shared_with");
-    if (!sw || sw->kind != MT_FIND_SET)
-        return 0;
-    size_t n = strlen(other);
-    for (const char *p = sw->text; (p = strstr(p, other)) != NULL; p += n)
-        if ((p == sw->text || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
+    return mt_finding_set_has(mt_topology_get(t, key, "shared_with"), other);
 }
 
 static mt_err derive(mt_topology *t, mt_errinfo *ei)

@@ -197,15 +197,27 @@ const char *mt_cache_name(mt_cache_id id)
     return (id >= 0 && id < MT_CACHE_COUNT) ? cache_names[id] : "?";
 }
 
+const char *mt_split_finding_id(const char *id, char *key, size_t n)
+{
+    const char *dot = strchr(id, '.');
+    if (!dot || (size_t)(dot - id) >= n)
+        return NULL;
+    memcpy(key, id, (size_t)(dot - id));
+    key[dot - id] = '\0';
+    return dot + 1;
+}
+
 /* The declaration of "key.name" among the running probe's provides. */
 static const mt_finding_decl *declared(const mt_probe_ctx *c, const char *key, const char *name)
 {
     if (!c->desc || !c->desc->provides)
         return NULL;
-    size_t kl = strlen(key);
-    for (const mt_finding_decl *d = c->desc->provides; d->id; d++)
-        if (strncmp(d->id, key, kl) == 0 && d->id[kl] == '.' && strcmp(d->id + kl + 1, name) == 0)
+    for (const mt_finding_decl *d = c->desc->provides; d->id; d++) {
+        char k[64];
+        const char *n = mt_split_finding_id(d->id, k, sizeof k);
+        if (n && strcmp(k, key) == 0 && strcmp(n, name) == 0)
             return d;
+    }
     return NULL;
 }
 

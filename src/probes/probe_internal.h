@@ -106,6 +106,10 @@ mt_err mt_split_robust(const double *x, size_t n, mt_split *out);
  * probe's run with that error.  mt_get never returns NULL: a finding that
  * is not there reads as kind MT_FIND_NONE. */
 void mt_set(mt_probe_ctx *c, const char *key, const char *name, const mt_finding *f);
+/* Splits a finding id "object.finding": copies the object key into key and
+ * returns the finding name, or NULL when there is no dot or the key does not
+ * fit in n bytes. */
+const char *mt_split_finding_id(const char *id, char *key, size_t n);
 const mt_finding *mt_get(const mt_probe_ctx *c, const char *key, const char *name);
 /* Marks an object as measured by this run. */
 void mt_mark_probed(mt_probe_ctx *c, const char *key);

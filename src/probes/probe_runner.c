@@ -212,19 +212,6 @@ static mt_err create_objects(mt_topology *t, mt_errinfo *ei)
     return MT_OK;
 }
 
-/* Splits a finding id "object.finding": copies the object key into key and
- * returns the finding name, or NULL when there is no dot or the key is too
- * long. */
-static const char *split_id(const char *id, char *key, size_t n)
-{
-    const char *dot = strchr(id, '.');
-    if (!dot || (size_t)(dot - id) >= n)
-        return NULL;
-    memcpy(key, id, (size_t)(dot - id));
-    key[dot - id] = '\0';
-    return dot + 1;
-}
-
 /* 1 when the probe declares object `key` as its own. */
 static bool owns(const mt_probe_desc *d, const char *key)
 {
@@ -243,7 +230,7 @@ static void declare_unmeasured(mt_probe_ctx *c, const mt_probe_desc *d)
     static const mt_finding none; /* kind MT_FIND_NONE */
     for (const mt_finding_decl *f = d->provides; f && f->id; f++) {
         char key[64];
-        const char *name = split_id(f->id, key, sizeof key);
+        const char *name = mt_split_finding_id(f->id, key, sizeof key);
         if (!name)
             continue;
         mt_object *o = mt_topology_object(c->topo, key);
@@ -282,7 +269,7 @@ static bool all_present(const mt_topology *t, const char *const *req)
 {
     for (; req && *req; req++) {
         char key[64];
-        const char *name = split_id(*req, key, sizeof key);
+        const char *name = mt_split_finding_id(*req, key, sizeof key);
         if (!name)
             return false;
         const mt_finding *f = mt_topology_get(t, key, name);

@@ -245,3 +245,14 @@ int mt_object_type_from_name(const char *s, mt_object_type *out)
     *out = (mt_object_type)i;
     return 0;
 }
+
+int mt_finding_set_has(const mt_finding *f, const char *key)
+{
+    if (!f || f->kind != MT_FIND_SET || !key || !*key)
+        return 0;
+    size_t n = strlen(key);
+    for (const char *p = f->text; (p = strstr(p, key)) != NULL; p += n)
+        if ((p == f->text || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}

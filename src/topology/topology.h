@@ -148,6 +148,8 @@ const mt_finding *mt_object_get(const mt_object *o, const char *name);
 void mt_object_remove(mt_object *o, const char *name);
 /* Shorthand: finding `name` of object `key`, NULL when either is missing. */
 const mt_finding *mt_topology_get(const mt_topology *t, const char *key, const char *name);
+/* 1 when f is a SET finding listing object key `key`, else 0. */
+int mt_finding_set_has(const mt_finding *f, const char *key);
 /* The finding's value when it is a VALUE, else `otherwise`. */
 double mt_finding_value_or(const mt_finding *f, double otherwise);
 
