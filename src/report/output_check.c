@@ -39,16 +39,25 @@ static mt_err check_parent(const char *option, const char *path, mt_errinfo *ei)
     else if (access(dir, W_OK | X_OK) != 0)
         e = mt_fail(ei, MT_ERR_INVALID_ARG, "%s %s: cannot create files in %s: %s", option, path,
                     dir, strerror(errno));
-    if (!e) {
-        long max = pathconf(dir, _PC_NAME_MAX);
-        if (max <= 0)
-            max = NAME_MAX;
-        if (name_length(path) > (size_t)max)
-            e = mt_fail(ei, MT_ERR_INVALID_ARG, "%s %s: file name longer than %ld bytes", option,
-                        path, max);
-    }
     free(dir);
     return e;
+}
+
+/* The name must fit the file system of its directory (NAME_MAX when that
+ * cannot be asked); checked first, so the message says why. */
+static mt_err check_name_length(const char *option, const char *path, mt_errinfo *ei)
+{
+    char *dir = mt_parent_dir(path);
+    if (!dir)
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory");
+    long max = pathconf(dir, _PC_NAME_MAX);
+    free(dir);
+    if (max <= 0)
+        max = NAME_MAX;
+    if (name_length(path) > (size_t)max)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "%s %.60s...: file name longer than %ld bytes",
+                       option, path, max);
+    return MT_OK;
 }
 
 mt_err mt_output_check(const char *option, const char *path, mt_output_kind kind,
@@ -59,6 +68,9 @@ mt_err mt_output_check(const char *option, const char *path, mt_output_kind kind
     if (strlen(path) >= PATH_MAX)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "%s: path longer than %d bytes", option,
                        PATH_MAX - 1);
+    mt_err len_err = check_name_length(option, path, ei);
+    if (len_err)
+        return len_err;
     if (kind == MT_OUTPUT_DIR) {
         mt_err e = mt_dir_check_replaceable(path, own, ei);
         if (e) {
