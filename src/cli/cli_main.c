@@ -205,6 +205,10 @@ static int write_outputs(const mt_cli *o, mt_topology *topo, mt_backend *rec, mt
 /* Measures (or replays) and writes the outputs; returns the exit code. */
 static int run(const mt_cli *o)
 {
+    /* From the start: a signal that comes before the first batch still
+     * ends the run cleanly (at its first batch), never by the default
+     * action that would keep nothing. */
+    volatile sig_atomic_t *stop = mt_cli_signals_install();
     mt_errinfo ei = {{0}};
     mt_err err = check_outputs(o, &ei);
     if (err != MT_OK) {
@@ -263,7 +267,7 @@ static int run(const mt_cli *o)
     record_probes(raw, &popt);
     if (!o->quiet && isatty(STDERR_FILENO))
         popt.progress = progress_cb;
-    popt.stop = mt_cli_signals_install();
+    popt.stop = stop;
     mt_err run_err = mt_probe_run_all(be, &popt, topo, &ei);
     mt_errinfo run_ei = ei;
     if (run_err != MT_OK && is_input_error(run_err)) {
