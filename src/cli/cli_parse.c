@@ -54,8 +54,9 @@ void mt_cli_usage(FILE *f)
           "  -V, --version         print the version\n"
           "\n"
           "Exit codes: 0 success; 1 internal error; 2 bad option or input (spec file,\n"
-          "replay data); 3 no usable GPU or backend not built; 4 GPU error or timeout;\n"
-          "5 output could not be written.\n",
+          "replay data, an output path that cannot be written); 3 no usable GPU or\n"
+          "backend not built; 4 GPU error or timeout; 5 output could not be written;\n"
+          "130/143 interrupted by SIGINT/SIGTERM (what was measured is written).\n",
           f);
 }
 
