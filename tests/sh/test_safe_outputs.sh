@@ -134,9 +134,9 @@ run_mt --sim kepler --only $'l1d\x1b[31m'
 check "an escape sequence in --only: one line, escaped" bash -c "[ \$(wc -l <'$tmp/err') = 1 ] && grep -q 'x1b' '$tmp/err'"
 
 # ---- strict numbers ----
-for bad in 010 08 -1 +1 0x1 ' 1' 1e1 99999999999999999999; do
-  run_mt --device "$bad"
-  check "--device '$bad' refused (exit 2)" rc_is 2
+for num in 010 08 -1 +1 0x1 ' 1' 1e1 99999999999999999999; do
+  run_mt --device "$num"
+  check "--device '$num' refused (exit 2)" rc_is 2
 done
 run_mt --sim kepler --seed 010
 check "--seed 010 refused" rc_is 2
