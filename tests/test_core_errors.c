@@ -29,7 +29,10 @@ static void test_exit_codes_documented(void **state)
     assert_int_equal(mt_exit_code(MT_OK), 0);
     for (int i = 1; i < MT_ERR_COUNT; i++) {
         int c = mt_exit_code((mt_err)i);
-        assert_true(c >= 1 && c <= 5); /* README: 1..5 */
+        if (i == MT_ERR_INTERRUPTED)
+            assert_int_equal(c, 130); /* README: 128 + SIGINT */
+        else
+            assert_true(c >= 1 && c <= 5); /* README: 1..5 */
     }
     assert_int_equal(mt_exit_code(MT_ERR_INVALID_ARG), 2);
     assert_int_equal(mt_exit_code(MT_ERR_NO_DEVICE), 3);
@@ -46,12 +49,27 @@ static void test_fail_fills_message(void **state)
     assert_int_equal(mt_fail(NULL, MT_ERR_NOMEM, "ignored"), MT_ERR_NOMEM);
 }
 
+/* A message quoting user input (a file name, a spec value, a JSON
+ * library's text) with control characters still is one line. */
+static void test_fail_escapes_control_characters(void **state)
+{
+    (void)state;
+    mt_errinfo ei = {{0}};
+    mt_fail(&ei, MT_ERR_SPEC_PARSE, "spec '%s': bad", "no\nsuch\r\x1b[31m");
+    assert_string_equal(ei.msg, "spec 'no\\nsuch\\r\\x1b[31m': bad");
+    mt_fail(&ei, MT_ERR_SPEC_PARSE, "spec '%s': bad", "no\nsuch\r\x1b[31m\x7f");
+    assert_null(strchr(ei.msg, '\n'));
+    assert_null(strchr(ei.msg, '\r'));
+    assert_string_equal(ei.msg, "spec 'no\\nsuch\\r\\x1b[31m\\x7f': bad");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_code_has_a_distinct_text),
         cmocka_unit_test(test_exit_codes_documented),
         cmocka_unit_test(test_fail_fills_message),
+        cmocka_unit_test(test_fail_escapes_control_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
  * order, provenance, the probe list and the device read back, unrecorded
  * experiments refused, caps passed through, failed flushes leaving no
  * manifest. */
+#include <dirent.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -497,8 +499,22 @@ static void test_probes_invalid(void **state)
     }
 }
 
-/* A flush that fails while writing the CSV files leaves no manifest (the
- * directory is then not a recording) and replaces none of the CSV files. */
+/* Entries of dir whose names start with prefix. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* Nothing exists before the flush; a flush that fails (here: the directory
+ * gained a file memtopo did not write, so it may not be replaced) leaves the
+ * previous recording exactly as it was and no temporary directory beside
+ * it; once the way is clear the next flush replaces the recording whole. */
 static void test_flush_failure(void **state)
 {
     (void)state;
@@ -507,6 +523,7 @@ static void test_flush_failure(void **state)
     mt_errinfo ei = {{0}};
     mt_backend *rec;
     assert_int_equal(mt_backend_record_wrap(fake_open(NULL), dir, &rec, &ei), MT_OK);
+    assert_int_not_equal(access(dir, F_OK), 0); /* created only by the flush */
     mt_experiment x = fx_exp(MT_PATH_GLOBAL_CA, 4096, 128, 8, MT_MODE_FINE);
     mt_result out;
     assert_int_equal(mt_backend_run(rec, &x, 1, &out, &ei), MT_OK);
@@ -515,35 +532,67 @@ static void test_flush_failure(void **state)
     snprintf(path, sizeof path, "%s/experiments.csv", dir);
     snprintf(before, sizeof before, "%s", slurp(path));
 
-    /* samples.csv.tmp cannot be created (a directory is in the way). */
-    snprintf(path, sizeof path, "%s/samples.csv.tmp", dir);
-    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
     x.loads = 9;
     assert_int_equal(mt_backend_run(rec, &x, 1, &out, &ei), MT_OK);
     mt_result_free(&out);
-    assert_int_equal(mt_record_flush(rec, &ei), MT_ERR_IO);
-    assert_non_null(strstr(ei.msg, "samples.csv.tmp"));
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(mt_record_flush(rec, &ei), MT_ERR_INVALID_ARG);
+    assert_non_null(strstr(ei.msg, "notes.txt"));
     snprintf(path, sizeof path, "%s/experiments.csv", dir);
     assert_string_equal(slurp(path), before);
-    snprintf(path, sizeof path, "%s/experiments.csv.tmp", dir);
-    assert_int_not_equal(access(path, F_OK), 0);
-    snprintf(path, sizeof path, "%s/sequences.csv.tmp", dir);
-    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(count_prefixed(tmpdir, ".memtopo-"), 0);
     mt_backend *rp = NULL;
-    assert_int_equal(mt_backend_replay_open(dir, &rp, &ei), MT_ERR_REPLAY);
-
-    /* Once the way is clear, the next flush writes everything. */
-    snprintf(path, sizeof path, "%s/samples.csv.tmp", dir);
-    assert_int_equal(rmdir(path), 0);
-    assert_int_equal(mt_record_flush(rec, &ei), MT_OK);
-    mt_backend_destroy(rec);
     if (mt_backend_replay_open(dir, &rp, &ei))
         fail_msg("%s", ei.msg);
     mt_recording_info info;
     assert_int_equal(mt_replay_recording_info(rp, &info, &ei), MT_OK);
+    assert_int_equal(info.n_experiments, 1);
+    mt_backend_destroy(rp);
+
+    /* Once the way is clear, the next flush replaces the recording. */
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mt_record_flush(rec, &ei), MT_OK);
+    mt_backend_destroy(rec);
+    assert_int_equal(count_prefixed(tmpdir, ".memtopo-"), 0);
+    if (mt_backend_replay_open(dir, &rp, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(mt_replay_recording_info(rp, &info, &ei), MT_OK);
     assert_int_equal(info.n_experiments, 2);
+    mt_backend_destroy(rp);
+}
+
+/* An interrupted run's recording says so, and its replay stops where the
+ * run stopped with MT_ERR_INTERRUPTED (not MT_ERR_REPLAY). */
+static void test_interrupted_recording(void **state)
+{
+    (void)state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/interrupted", tmpdir);
+    mt_errinfo ei = {{0}};
+    mt_backend *rec;
+    assert_int_equal(mt_backend_record_wrap(fake_open(NULL), dir, &rec, &ei), MT_OK);
+    mt_experiment x = fx_exp(MT_PATH_GLOBAL_CA, 4096, 128, 8, MT_MODE_FINE);
+    mt_result out;
+    assert_int_equal(mt_backend_run(rec, &x, 1, &out, &ei), MT_OK);
+    mt_result_free(&out);
+    mt_record_set_interrupted(rec, SIGTERM);
+    assert_int_equal(mt_record_flush(rec, &ei), MT_OK);
+    mt_backend_destroy(rec);
+
+    mt_backend *rp = NULL;
+    if (mt_backend_replay_open(dir, &rp, &ei))
+        fail_msg("%s", ei.msg);
+    mt_recording_info info;
+    assert_int_equal(mt_replay_recording_info(rp, &info, &ei), MT_OK);
+    assert_string_equal(info.interrupted, "SIGTERM");
+    assert_int_equal(mt_backend_run(rp, &x, 1, &out, &ei), MT_OK); /* what was recorded */
+    mt_result_free(&out);
+    assert_int_equal(mt_backend_run(rp, &x, 1, &out, &ei), MT_ERR_INTERRUPTED);
+    assert_non_null(strstr(ei.msg, "interrupted by SIGTERM"));
     mt_backend_destroy(rp);
 }
 
@@ -629,7 +678,9 @@ int main(void)
         cmocka_unit_test(test_not_recorded),    cmocka_unit_test(test_record_bad_dir),
         cmocka_unit_test(test_empty_recording), cmocka_unit_test(test_discard),
         cmocka_unit_test(test_probes_stacked),  cmocka_unit_test(test_probes_invalid),
-        cmocka_unit_test(test_flush_failure),   cmocka_unit_test(test_caps_passthrough),
+        cmocka_unit_test(test_flush_failure),
+        cmocka_unit_test(test_interrupted_recording),
+        cmocka_unit_test(test_caps_passthrough),
         cmocka_unit_test(test_sequence_identity),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

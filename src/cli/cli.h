@@ -3,6 +3,7 @@
 #ifndef MT_CLI_H
 #define MT_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,10 @@ void mt_cli_usage(FILE *f);
 
 /* A one-clause suggestion for an error, or NULL (cli_hints.c). */
 const char *mt_cli_hint(mt_err e, const mt_cli *o);
+
+/* Installs the SIGINT/SIGTERM handlers (cli_signals.c); returns the flag
+ * they set to the signal's number, for mt_probe_options.stop. */
+volatile sig_atomic_t *mt_cli_signals_install(void);
 
 /* Runs the tool as main() would; returns the process exit code. */
 int mt_cli_main(int argc, char **argv);

@@ -1,21 +1,41 @@
 /* memtopo's main program: open a backend, run the probes, write reports.
  * The only place (with main.c) that prints to the terminal or exits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/text.h"
 #include "../core/version.h"
 #include "../recording/recording.h"
+#include "../report/output_check.h"
 #include "../report/report.h"
 #include "../sim/presets.h"
 #include "cli.h"
 
+/* Every line memtopo prints on stderr: "memtopo: " and the text with its
+ * control characters escaped, so a message stays one line whatever input it
+ * quotes (library messages are already escaped by mt_fail; escaping again
+ * changes nothing). */
+static void print_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void print_line(const char *fmt, ...)
+{
+    char raw[1024], line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "memtopo: %s\n", mt_escape_line(raw, line, sizeof line));
+}
+
 static void progress_cb(void *user, const char *probe, const char *what)
 {
     (void)user;
-    fprintf(stderr, "memtopo: [%s] %s\n", probe, what);
+    print_line("[%s] %s", probe, what);
 }
 
 static void iso_time(char *buf, size_t n)
@@ -46,7 +66,7 @@ static mt_err open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei)
 static void print_error(const mt_cli *o, mt_err e, const char *msg)
 {
     const char *hint = mt_cli_hint(e, o);
-    fprintf(stderr, "memtopo: %s%s%s\n", msg, hint ? "; " : "", hint ? hint : "");
+    print_line("%s%s%s", msg, hint ? "; " : "", hint ? hint : "");
 }
 
 /* On replay, the probes the recording does not hold are skipped; the ones
@@ -95,10 +115,205 @@ static int is_input_error(mt_err e)
     return e == MT_ERR_INVALID_ARG || e == MT_ERR_SPEC_PARSE || e == MT_ERR_REPLAY;
 }
 
+/* A closed standard stream (memtopo started with 1>&- or 2>&-) would hand
+ * its number to the next file opened, and the report or an error message
+ * would land in an output file.  Such a slot gets /dev/null opened
+ * read-only: the number stays taken, and every write to it fails (EBADF),
+ * so a closed stdout is reported as a write error like any other. */
+static void reserve_std_streams(void)
+{
+    for (int fd = 1; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int null = open("/dev/null", O_RDONLY);
+            if (null >= 0 && null != fd) {
+                dup2(null, fd);
+                close(null);
+            }
+        }
+}
+
+/* Before any measuring: every output path can be written, so a long run
+ * never ends in "cannot write" (exit 2, nothing created). */
+static mt_err check_outputs(const mt_cli *o, mt_errinfo *ei)
+{
+    mt_err e = MT_OK;
+    if (!e && o->json && strcmp(o->json, "-") != 0)
+        e = mt_output_check("--json", o->json, MT_OUTPUT_FILE, NULL, ei);
+    if (!e && o->csv && strcmp(o->csv, "-") != 0)
+        e = mt_output_check("--csv", o->csv, MT_OUTPUT_FILE, NULL, ei);
+    if (!e && o->raw)
+        e = mt_output_check("--raw", o->raw, MT_OUTPUT_DIR, mt_recording_files, ei);
+    if (!e && o->record)
+        e = mt_output_check("--record", o->record, MT_OUTPUT_DIR, mt_recording_files, ei);
+    return e;
+}
+
+/* Drops what the recorders hold so that destroying them writes nothing. */
+static void discard_recordings(mt_backend *rec, mt_backend *raw)
+{
+    mt_record_discard(rec);
+    mt_record_discard(raw);
+}
+
+/* The signal a replayed recording says stopped its run (0 when none). */
+static int recorded_signal(mt_backend *replay)
+{
+    mt_recording_info ri;
+    mt_errinfo ignored;
+    if (mt_replay_recording_info(replay, &ri, &ignored) != MT_OK || !ri.interrupted[0])
+        return 0;
+    return strcmp(ri.interrupted, "SIGTERM") == 0 ? SIGTERM : SIGINT;
+}
+
+/* Keeps the first non-zero exit code; prints the failure of one output. */
+static void output_failed(int *code, mt_err e, const char *msg)
+{
+    print_line("%s", msg);
+    if (!*code)
+        *code = mt_exit_code(e);
+}
+
+/* Writes every output: files first (recordings, JSON, CSV), standard output
+ * last, so a reader of stdout that goes away (memtopo | head) cannot cost
+ * a file.  Returns the exit code given the run's. */
+static int write_outputs(const mt_cli *o, mt_topology *topo, mt_backend *rec, mt_backend *raw,
+                         int code)
+{
+    mt_errinfo ei = {{0}};
+    mt_err e;
+    if (rec && (e = mt_record_flush(rec, &ei)) != MT_OK)
+        output_failed(&code, e, ei.msg);
+    if (raw && (e = mt_record_flush(raw, &ei)) != MT_OK)
+        output_failed(&code, e, ei.msg);
+    bool json_out = o->json && strcmp(o->json, "-") == 0;
+    bool csv_out = o->csv && strcmp(o->csv, "-") == 0;
+    if (o->json && !json_out && (e = mt_report_json(topo, o->json, &ei)) != MT_OK)
+        output_failed(&code, e, ei.msg);
+    if (o->csv && !csv_out && (e = mt_report_csv(topo, o->csv, &ei)) != MT_OK)
+        output_failed(&code, e, ei.msg);
+    if (json_out)
+        e = mt_report_json(topo, "-", &ei);
+    else if (csv_out)
+        e = mt_report_csv(topo, "-", &ei);
+    else
+        e = mt_report_text(topo, stdout, &ei);
+    if (e != MT_OK)
+        output_failed(&code, e, ei.msg);
+    return code;
+}
+
+/* Measures (or replays) and writes the outputs; returns the exit code. */
+static int run(const mt_cli *o)
+{
+    /* From the start: a signal that comes before the first batch still
+     * ends the run cleanly (at its first batch), never by the default
+     * action that would keep nothing. */
+    volatile sig_atomic_t *stop = mt_cli_signals_install();
+    mt_errinfo ei = {{0}};
+    mt_err err = check_outputs(o, &ei);
+    if (err != MT_OK) {
+        print_error(o, err, ei.msg);
+        return mt_exit_code(err);
+    }
+    mt_backend *be = NULL, *rec = NULL, *raw = NULL;
+    mt_topology *topo = NULL;
+    if ((err = open_backend(o, &be, &ei)) != MT_OK)
+        goto fail_early;
+    char when[32];
+    iso_time(when, sizeof when);
+    /* Nothing is created on disk before the flush at the end. */
+    if (o->raw) {
+        if ((err = mt_backend_record_wrap(be, o->raw, &raw, &ei)) != MT_OK)
+            goto fail_early;
+        be = raw;
+    }
+    if (o->record) {
+        if ((err = mt_backend_record_wrap(be, o->record, &rec, &ei)) != MT_OK)
+            goto fail_early;
+        mt_record_set_provenance(rec, MEMTOPO_VERSION, o->command_line, when);
+        be = rec;
+    }
+
+    topo = mt_topology_new();
+    if (!topo) {
+        err = mt_fail(&ei, MT_ERR_NOMEM, "out of memory");
+        goto fail_early;
+    }
+    if ((err = mt_backend_info(be, &topo->dev, &ei)) != MT_OK)
+        goto fail_early;
+    snprintf(topo->prov.tool_version, sizeof topo->prov.tool_version, "%s", MEMTOPO_VERSION);
+    snprintf(topo->prov.command_line, sizeof topo->prov.command_line, "%s", o->command_line);
+    snprintf(topo->prov.time_utc, sizeof topo->prov.time_utc, "%s", when);
+    snprintf(topo->prov.source, sizeof topo->prov.source, "%s",
+             o->replay ? "replay" : topo->dev.backend);
+    if (o->replay) {
+        mt_recording_info ri;
+        if (mt_replay_recording_info(be, &ri, &ei) == MT_OK && ri.time_utc[0])
+            snprintf(topo->prov.replay_of, sizeof topo->prov.replay_of, "%s (recorded %s)",
+                     o->replay, ri.time_utc);
+        else
+            snprintf(topo->prov.replay_of, sizeof topo->prov.replay_of, "%s", o->replay);
+    }
+
+    mt_probe_options popt = o->probes;
+    if (o->replay) {
+        mt_recording_info ri;
+        if (mt_replay_recording_info(be, &ri, &ei) == MT_OK)
+            skip_unrecorded(&ri, &popt, &topo->prov);
+        if (topo->prov.probes_missing[0] && !o->quiet)
+            print_line("the recording holds no data for: %s (skipped)", topo->prov.probes_missing);
+    }
+    record_probes(rec, &popt);
+    record_probes(raw, &popt);
+    if (!o->quiet && isatty(STDERR_FILENO))
+        popt.progress = progress_cb;
+    popt.stop = stop;
+    mt_err run_err = mt_probe_run_all(be, &popt, topo, &ei);
+    mt_errinfo run_ei = ei;
+    if (run_err != MT_OK && is_input_error(run_err)) {
+        /* Bad replay data or options found mid-run: write nothing. */
+        err = run_err;
+        goto fail_early;
+    }
+    int code = run_err == MT_OK ? 0 : mt_exit_code(run_err);
+    if (run_err == MT_ERR_INTERRUPTED) {
+        /* 128 + the signal, as a shell reports a process it killed; a
+         * replay ends as the run it replays did. */
+        int sig = *popt.stop ? (int)*popt.stop : recorded_signal(be);
+        if (sig)
+            code = 128 + sig;
+        topo->prov.interrupted = true;
+        mt_record_set_interrupted(rec, sig ? sig : SIGINT);
+        mt_record_set_interrupted(raw, sig ? sig : SIGINT);
+    }
+    if (run_err != MT_OK) {
+        /* prov.error is shorter than a full message: keep its head. */
+        snprintf(topo->prov.error, sizeof topo->prov.error, "%.40s: %.320s", mt_strerror(run_err),
+                 run_ei.msg);
+    }
+    code = write_outputs(o, topo, rec, raw, code);
+    mt_backend_destroy(be);
+    if (run_err != MT_OK)
+        print_line("%s%s", run_ei.msg,
+                   (o->json || o->csv || o->record || o->raw) ? " (what was measured before this was written)"
+                                                              : "");
+    mt_topology_free(topo);
+    return code;
+
+fail_early:
+    print_error(o, err, ei.msg);
+    discard_recordings(rec, raw);
+    mt_backend_destroy(be);
+    mt_topology_free(topo);
+    return mt_exit_code(err);
+}
+
 int mt_cli_main(int argc, char **argv)
 {
+    reserve_std_streams();
     mt_cli o;
     mt_errinfo ei = {{0}};
+    int code;
     mt_err err = mt_cli_parse(argc, argv, &o, &ei);
     if (err != MT_OK) {
         print_error(&o, err, ei.msg);
@@ -106,127 +321,26 @@ int mt_cli_main(int argc, char **argv)
     }
     if (o.help) {
         mt_cli_usage(stdout);
-        return 0;
-    }
-    if (o.version) {
+        code = 0;
+    } else if (o.version) {
         printf("memtopo %s\n", MEMTOPO_VERSION);
-        return 0;
-    }
-    if (o.list_presets) {
+        code = 0;
+    } else if (o.list_presets) {
         for (const mt_preset *p = mt_presets; p->name; p++)
             printf("%s\n", p->name);
-        return 0;
+        code = 0;
+    } else {
+        code = run(&o);
     }
-
-    mt_backend *be = NULL, *rec = NULL, *raw = NULL;
-    if ((err = open_backend(&o, &be, &ei)) != MT_OK)
-        goto fail_early;
-    char when[32];
-    iso_time(when, sizeof when);
-    if (o.raw) {
-        if ((err = mt_backend_record_wrap(be, o.raw, &raw, &ei)) != MT_OK)
-            goto fail_early;
-        be = raw;
-    }
-    if (o.record) {
-        if ((err = mt_backend_record_wrap(be, o.record, &rec, &ei)) != MT_OK)
-            goto fail_early;
-        mt_record_set_provenance(rec, MEMTOPO_VERSION, o.command_line, when);
-        be = rec;
-    }
-
-    mt_topology *topo = mt_topology_new();
-    if (!topo) {
-        err = mt_fail(&ei, MT_ERR_NOMEM, "out of memory");
-        goto fail_early;
-    }
-    if ((err = mt_backend_info(be, &topo->dev, &ei)) != MT_OK) {
-        mt_topology_free(topo);
-        goto fail_early;
-    }
-    snprintf(topo->prov.tool_version, sizeof topo->prov.tool_version, "%s", MEMTOPO_VERSION);
-    snprintf(topo->prov.command_line, sizeof topo->prov.command_line, "%s", o.command_line);
-    snprintf(topo->prov.time_utc, sizeof topo->prov.time_utc, "%s", when);
-    snprintf(topo->prov.source, sizeof topo->prov.source, "%s",
-             o.replay ? "replay" : topo->dev.backend);
-    if (o.replay) {
-        mt_recording_info ri;
-        if (mt_replay_recording_info(be, &ri, &ei) == MT_OK && ri.time_utc[0])
-            snprintf(topo->prov.replay_of, sizeof topo->prov.replay_of, "%s (recorded %s)",
-                     o.replay, ri.time_utc);
-        else
-            snprintf(topo->prov.replay_of, sizeof topo->prov.replay_of, "%s", o.replay);
-    }
-
-    mt_probe_options popt = o.probes;
-    if (o.replay) {
-        mt_recording_info ri;
-        if (mt_replay_recording_info(be, &ri, &ei) == MT_OK)
-            skip_unrecorded(&ri, &popt, &topo->prov);
-        if (topo->prov.probes_missing[0] && !o.quiet)
-            fprintf(stderr, "memtopo: the recording holds no data for: %s (skipped)\n",
-                    topo->prov.probes_missing);
-    }
-    record_probes(rec, &popt);
-    record_probes(raw, &popt);
-    if (!o.quiet && isatty(STDERR_FILENO))
-        popt.progress = progress_cb;
-    mt_err run_err = mt_probe_run_all(be, &popt, topo, &ei);
-    mt_errinfo run_ei = ei;
-    if (run_err != MT_OK && is_input_error(run_err)) {
-        /* Bad replay data or options found mid-run: write nothing. */
-        print_error(&o, run_err, run_ei.msg);
-        if (rec)
-            mt_record_discard(rec);
-        if (raw)
-            mt_record_discard(raw);
-        mt_backend_destroy(be);
-        mt_topology_free(topo);
-        return mt_exit_code(run_err);
-    }
-    if (run_err != MT_OK) {
-        /* prov.error is shorter than a full message: keep its head. */
-        snprintf(topo->prov.error, sizeof topo->prov.error, "%.40s: %.320s", mt_strerror(run_err),
-                 run_ei.msg);
-    }
-
-    int code = run_err == MT_OK ? 0 : mt_exit_code(run_err);
-    mt_errinfo out_ei = {{0}};
-    if (o.json && (err = mt_report_json(topo, o.json, &out_ei)) != MT_OK) {
-        fprintf(stderr, "memtopo: %s\n", out_ei.msg);
+    /* Whatever went to stdout must have arrived: a full disk or a closed
+     * stdout is an output error (exit 5) like a file that cannot be
+     * written, reported once. */
+    errno = 0;
+    bool failed_before = ferror(stdout);
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !failed_before) {
+        print_line("cannot write to standard output: %s", errno ? strerror(errno) : "stream error");
         if (!code)
-            code = mt_exit_code(err);
+            code = mt_exit_code(MT_ERR_IO);
     }
-    if (o.csv && (err = mt_report_csv(topo, o.csv, &out_ei)) != MT_OK) {
-        fprintf(stderr, "memtopo: %s\n", out_ei.msg);
-        if (!code)
-            code = mt_exit_code(err);
-    }
-    bool stdout_taken = (o.json && strcmp(o.json, "-") == 0) || (o.csv && strcmp(o.csv, "-") == 0);
-    if (!stdout_taken) {
-        if ((err = mt_report_text(topo, stdout, &out_ei)) != MT_OK && !code)
-            code = mt_exit_code(err);
-    }
-    if (rec && (err = mt_record_flush(rec, &out_ei)) != MT_OK) {
-        fprintf(stderr, "memtopo: %s\n", out_ei.msg);
-        if (!code)
-            code = mt_exit_code(err);
-    }
-    if (raw && (err = mt_record_flush(raw, &out_ei)) != MT_OK) {
-        fprintf(stderr, "memtopo: %s\n", out_ei.msg);
-        if (!code)
-            code = mt_exit_code(err);
-    }
-    mt_backend_destroy(be);
-    if (run_err != MT_OK)
-        fprintf(stderr, "memtopo: %s%s\n", run_ei.msg,
-                (o.json || o.csv || o.record || o.raw) ? " (what was measured before this was written)"
-                                                       : "");
-    mt_topology_free(topo);
     return code;
-
-fail_early:
-    print_error(&o, err, ei.msg);
-    mt_backend_destroy(be);
-    return mt_exit_code(err);
 }

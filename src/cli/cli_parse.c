@@ -1,10 +1,10 @@
 /* Option parsing for memtopo. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/text.h"
 #include "../sim/presets.h"
 #include "cli.h"
 
@@ -54,25 +54,16 @@ void mt_cli_usage(FILE *f)
           "  -V, --version         print the version\n"
           "\n"
           "Exit codes: 0 success; 1 internal error; 2 bad option or input (spec file,\n"
-          "replay data); 3 no usable GPU or backend not built; 4 GPU error or timeout;\n"
-          "5 output could not be written.\n",
+          "replay data, an output path that cannot be written); 3 no usable GPU or\n"
+          "backend not built; 4 GPU error or timeout; 5 output could not be written;\n"
+          "130/143 interrupted by SIGINT/SIGTERM (what was measured is written).\n",
           f);
 }
 
-enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV };
+/* Far above any machine's GPU count; only bounds the parse. */
+#define MT_CLI_MAX_DEVICE 1024
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s || *s == '-')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
+enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -100,8 +91,9 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
     while ((ch = getopt_long(argc, argv, ":d:s:j:o:qhV", longopts, NULL)) != -1) {
         switch (ch) {
         case 'd':
-            if (parse_u64(optarg, &v) || v > 1024)
-                return mt_fail(ei, MT_ERR_INVALID_ARG, "--device: '%s' is not a device number", optarg);
+            if (mt_parse_decimal(optarg, MT_CLI_MAX_DEVICE, &v))
+                return mt_fail(ei, MT_ERR_INVALID_ARG, "--device: '%s' is not a device number (decimal, no leading zero, at most %d)",
+                               optarg, MT_CLI_MAX_DEVICE);
             o->device = (int)v;
             o->device_given = true;
             break;
@@ -118,8 +110,10 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
             break;
         }
         case OPT_SEED:
-            if (parse_u64(optarg, &o->seed))
-                return mt_fail(ei, MT_ERR_INVALID_ARG, "--seed: '%s' is not a non-negative integer", optarg);
+            if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
+                return mt_fail(ei, MT_ERR_INVALID_ARG,
+                               "--seed: '%s' is not a decimal number (no sign, no leading zero)",
+                               optarg);
             o->has_seed = true;
             break;
         case 'q': o->quiet = true; break;

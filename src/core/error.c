@@ -1,6 +1,9 @@
 #include "error.h"
 
+#include <signal.h>
 #include <stdio.h>
+
+#include "text.h"
 
 const char *mt_strerror(mt_err e)
 {
@@ -19,6 +22,7 @@ const char *mt_strerror(mt_err e)
     case MT_ERR_NOT_BUILT: return "backend not built into this binary";
     case MT_ERR_UNSUPPORTED: return "experiment not supported by backend";
     case MT_ERR_JSON: return "JSON error";
+    case MT_ERR_INTERRUPTED: return "interrupted";
     case MT_ERR_COUNT: break;
     }
     return "unknown error";
@@ -27,16 +31,19 @@ const char *mt_strerror(mt_err e)
 mt_err mt_fail(mt_errinfo *ei, mt_err code, const char *fmt, ...)
 {
     if (ei) {
+        char raw[sizeof ei->msg];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ei->msg, sizeof ei->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        mt_escape_line(raw, ei->msg, sizeof ei->msg);
     }
     return code;
 }
 
 /* Exit codes (README "Exit codes"): 0 ok, 1 internal, 2 usage/bad input,
- * 3 no/unsupported device or backend, 4 GPU failure, 5 output I/O. */
+ * 3 no/unsupported device or backend, 4 GPU failure, 5 output I/O,
+ * 130 interrupted (128 + SIGINT; the CLI adds the actual signal). */
 int mt_exit_code(mt_err e)
 {
     switch (e) {
@@ -53,6 +60,7 @@ int mt_exit_code(mt_err e)
     case MT_ERR_UNSUPPORTED: return 4;
     case MT_ERR_IO:
     case MT_ERR_JSON: return 5;
+    case MT_ERR_INTERRUPTED: return 128 + SIGINT;
     default: return 1;
     }
 }

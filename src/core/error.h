@@ -21,10 +21,12 @@ typedef enum {
     MT_ERR_NOT_BUILT,          /* backend not compiled into this binary */
     MT_ERR_UNSUPPORTED,        /* the backend cannot run this experiment */
     MT_ERR_JSON,               /* JSON encode/decode failure */
+    MT_ERR_INTERRUPTED,        /* stopped by SIGINT/SIGTERM (or a recording that was) */
     MT_ERR_COUNT
 } mt_err;
 
-/* Detail for the last failure: a single line, no trailing newline. */
+/* Detail for the last failure: a single line, no trailing newline (mt_fail
+ * escapes control characters, so quoting user input keeps it one line). */
 typedef struct {
     char msg[512];
 } mt_errinfo;
@@ -35,7 +37,9 @@ const char *mt_strerror(mt_err e);
 mt_err mt_fail(mt_errinfo *ei, mt_err code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Process exit code documented in the README for a given error. */
+/* Process exit code documented in the README for a given error.
+ * MT_ERR_INTERRUPTED gives 130 (128 + SIGINT); the CLI, which knows the
+ * signal, uses 128 + that signal (143 for SIGTERM). */
 int mt_exit_code(mt_err e);
 
 #endif

@@ -20,6 +20,7 @@
 #ifndef MT_PROBE_H
 #define MT_PROBE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -86,6 +87,12 @@ typedef struct {
     const char *skip[MT_MAX_PROBES + 1];
     mt_progress_fn progress; /* may be NULL */
     void *progress_user;
+    /* Stop request (may be NULL): when *stop is non-zero, the next batch a
+     * probe asks for is not run and the run ends with MT_ERR_INTERRUPTED,
+     * keeping what was measured.  The CLI's SIGINT/SIGTERM handlers store
+     * the signal's number here; checked between batches, so a batch that
+     * has started finishes first. */
+    volatile sig_atomic_t *stop;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

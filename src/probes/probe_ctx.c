@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../backend/chain.h"
+#include "../core/text.h"
 #include "probe_internal.h"
 
 void mt_progress(mt_probe_ctx *c, const char *fmt, ...)
@@ -22,6 +23,13 @@ void mt_progress(mt_probe_ctx *c, const char *fmt, ...)
 
 mt_err mt_run(mt_probe_ctx *c, const mt_experiment *e, size_t n, mt_result *r)
 {
+    /* Every batch of every probe passes here: the one place a stop request
+     * (SIGINT/SIGTERM) is honoured, between batches. */
+    int sig = c->opt && c->opt->stop ? (int)*c->opt->stop : 0;
+    if (sig)
+        return mt_fail(c->ei, MT_ERR_INTERRUPTED, "stopped by %s after %u experiments (in probe %s)",
+                       mt_signal_name(sig), c->topo->total_experiments + c->experiments,
+                       c->probe ? c->probe : "the run");
     mt_err err = mt_backend_run(c->be, e, n, r, c->ei);
     if (err == MT_OK)
         c->experiments += (unsigned)n;

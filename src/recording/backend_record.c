@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+#include "../core/text.h"
+#include "../report/atomic_dir.h"
 #include "../report/atomic_file.h"
 #include "../topology/device_json.h"
 #include "csv_write.h"
@@ -35,6 +37,7 @@ typedef struct {
     size_t n_probes;
     char probes[MT_RECORDING_MAX_PROBES][MT_RECORDING_PROBE_NAME];
     char probes_error[200];
+    char interrupted[16]; /* the signal's name when the run was interrupted */
 } record_impl;
 
 static void rec_destroy(mt_backend *b);
@@ -224,6 +227,8 @@ static json_t *manifest_json(const record_impl *r, size_t n_samples)
         for (size_t i = 0; !bad && i < r->n_probes; i++)
             bad = json_array_append_new(list, json_string(r->probes[i]));
     }
+    if (!bad && r->interrupted[0])
+        bad = json_object_set_new(m, "interrupted", json_string(r->interrupted));
     bad = bad || json_object_set_new(m, "experiments", json_integer((json_int_t)r->n));
     bad = bad || json_object_set_new(m, "samples", json_integer((json_int_t)n_samples));
     bad = bad || json_object_set_new(m, "batches", json_integer(r->n_batches));
@@ -234,6 +239,42 @@ static json_t *manifest_json(const record_impl *r, size_t n_samples)
         return NULL;
     }
     return m;
+}
+
+const char *const mt_recording_files[] = {MT_MANIFEST_JSON, MT_EXPERIMENTS_CSV, MT_SAMPLES_CSV,
+                                          MT_SEQUENCES_CSV, NULL};
+
+/* manifest.json in dir (the recording's temporary directory). */
+static mt_err write_manifest(const record_impl *r, const char *dir, mt_errinfo *ei)
+{
+    size_t n_samples = 0;
+    for (size_t i = 0; i < r->n; i++)
+        for (int c = 0; c < r->exps[i].n_chains; c++)
+            n_samples += r->res[i].n[c];
+    json_t *m = manifest_json(r, n_samples);
+    size_t plen = strlen(dir) + sizeof MT_MANIFEST_JSON + 1;
+    char *path = m ? malloc(plen) : NULL;
+    if (!path) {
+        json_decref(m);
+        return mt_fail(ei, MT_ERR_NOMEM, "%s/%s: out of memory encoding the manifest", r->dir,
+                       MT_MANIFEST_JSON);
+    }
+    snprintf(path, plen, "%s/%s", dir, MT_MANIFEST_JSON);
+    mt_atomic_file af;
+    mt_err e = mt_atomic_open(&af, path, ei);
+    if (!e) {
+        errno = 0;
+        if (json_dumpf(m, af.f, JSON_INDENT(2)) != 0 || fputc('\n', af.f) == EOF) {
+            e = mt_fail(ei, MT_ERR_IO, "%s: cannot write: %s", af.path,
+                        errno ? strerror(errno) : "stream error");
+            mt_atomic_abort(&af);
+        } else {
+            e = mt_atomic_commit(&af, ei);
+        }
+    }
+    json_decref(m);
+    free(path);
+    return e;
 }
 
 mt_err mt_record_flush(mt_backend *rec, mt_errinfo *ei)
@@ -250,47 +291,25 @@ mt_err mt_record_flush(mt_backend *rec, mt_errinfo *ei)
         if (e)
             return e;
     }
-    size_t plen = strlen(r->dir) + sizeof MT_MANIFEST_JSON + 1;
-    char *path = malloc(plen);
-    if (!path)
-        return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
-    snprintf(path, plen, "%s/%s", r->dir, MT_MANIFEST_JSON);
-    /* A directory with a manifest is whole: the old manifest goes first (it
-     * would describe the old CSV files), the CSV files next, each written
-     * completely before any is renamed, and the new manifest last. */
-    if (remove(path) != 0 && errno != ENOENT) {
-        mt_err e = mt_fail(ei, MT_ERR_IO, "%s: cannot remove the old manifest: %s", path,
-                           strerror(errno));
-        free(path);
-        return e;
-    }
-    mt_err e = mt_raw_csv_write(r->dir, r->exps, r->res, r->n, r->batch, ei);
-    if (e) {
-        free(path);
-        return e;
-    }
-    size_t n_samples = 0;
-    for (size_t i = 0; i < r->n; i++)
-        for (int c = 0; c < r->exps[i].n_chains; c++)
-            n_samples += r->res[i].n[c];
-    json_t *m = manifest_json(r, n_samples);
-    if (!m) {
-        free(path);
-        return mt_fail(ei, MT_ERR_NOMEM, "%s/%s: out of memory encoding the manifest", r->dir,
-                       MT_MANIFEST_JSON);
-    }
-    mt_atomic_file af;
-    e = mt_atomic_open(&af, path, ei);
-    if (!e) {
-        if (json_dumpf(m, af.f, JSON_INDENT(2)) != 0 || fputc('\n', af.f) == EOF) {
-            e = mt_fail(ei, MT_ERR_IO, "%s: cannot write", af.tmp_path);
-            mt_atomic_abort(&af);
-        } else {
-            e = mt_atomic_commit(&af, ei);
-        }
-    }
-    json_decref(m);
-    free(path);
+    /* The whole recording is written into a temporary sibling directory
+     * and renamed into place (atomic_dir.h): a failed or killed flush
+     * leaves the previous state (nothing, or the previous recording). */
+    char *parent = mt_parent_dir(r->dir), *tmp = NULL;
+    mt_err e = parent ? mt_mkdir_p(parent, ei) : mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
+    free(parent);
+    if (!e)
+        e = mt_dir_check_replaceable(r->dir, mt_recording_files, ei);
+    if (!e)
+        e = mt_dir_tmp_create(r->dir, &tmp, ei);
+    if (!e)
+        e = mt_raw_csv_write(tmp, r->exps, r->res, r->n, r->batch, ei);
+    if (!e)
+        e = write_manifest(r, tmp, ei);
+    if (!e)
+        e = mt_dir_install(tmp, r->dir, mt_recording_files, ei);
+    if (e && tmp)
+        mt_dir_remove(tmp);
+    free(tmp);
     if (!e)
         r->dirty = 0;
     return e;
@@ -334,8 +353,10 @@ mt_err mt_backend_record_wrap(mt_backend *inner, const char *dir, mt_backend **o
         free(d);
         return mt_fail(ei, MT_ERR_NOMEM, "record: out of memory");
     }
-    /* Fail now, not at the end of a long run, when DIR cannot be made. */
-    mt_err e = mt_mkdir_p(d, ei);
+    /* Fail now, not at the end of a long run, when DIR is in the way (a
+     * file, or a directory holding files that are not a recording's).
+     * Nothing is created before the flush. */
+    mt_err e = mt_dir_check_replaceable(d, mt_recording_files, ei);
     if (e) {
         free(b);
         free(r);
@@ -424,4 +445,14 @@ size_t mt_record_count(const mt_backend *rec)
 {
     const record_impl *r = impl_of(rec);
     return r ? r->n : 0;
+}
+
+void mt_record_set_interrupted(mt_backend *rec, int sig)
+{
+    record_impl *r = impl_of(rec);
+    if (!r)
+        return;
+    snprintf(r->interrupted, sizeof r->interrupted, "%s", mt_signal_name(sig));
+    r->dirty = 1;
+    mt_record_set_interrupted(r->inner, sig); /* --record over --raw */
 }

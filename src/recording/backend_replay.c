@@ -235,6 +235,14 @@ static mt_err load_manifest(replay_impl *r, const char *dir, size_t *n_exps, siz
     }
     if ((e = load_probes(r, m, path, ei)))
         goto out;
+    const json_t *intr = json_object_get(m, "interrupted");
+    if (intr && (!json_is_string(intr) || json_string_length(intr) == 0 ||
+                 json_string_length(intr) >= sizeof r->info.interrupted)) {
+        e = mt_fail(ei, MT_ERR_REPLAY, "%s: \"interrupted\" is not a signal name", path);
+        goto out;
+    }
+    if (intr)
+        memcpy(r->info.interrupted, json_string_value(intr), json_string_length(intr) + 1);
     size_t batches;
     e = json_count(m, "experiments", path, n_exps, ei);
     if (!e)
@@ -751,7 +759,14 @@ static mt_err rp_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, m
         if (idx[i] == NO_INDEX) {
             char d[320];
             describe(&exps[i], d, sizeof d);
-            if (n_equal)
+            if (r->info.interrupted[0])
+                /* The recorded run stopped here: the replay stops alike
+                 * and reports the same partial topology. */
+                e = mt_fail(ei, MT_ERR_INTERRUPTED,
+                            "replay of %s: the recording ends here (its run was interrupted by "
+                            "%s); experiment %zu of the batch (%s) was not recorded",
+                            r->info.dir, r->info.interrupted, i, d);
+            else if (n_equal)
                 e = mt_fail(ei, MT_ERR_REPLAY,
                             "replay of %s: experiment %zu of the batch (%s) was recorded only "
                             "%zu time(s), all already used",

@@ -180,7 +180,7 @@ mt_err mt_raw_csv_write(const char *dir, const mt_experiment *exps, const mt_res
         for (int i = 0; !e && i < F_COUNT; i++) {
             errno = 0;
             if (fflush(af[i].f) != 0 || ferror(af[i].f))
-                e = mt_fail(ei, MT_ERR_IO, "%s: write failed: %s", af[i].tmp_path,
+                e = mt_fail(ei, MT_ERR_IO, "%s: write failed: %s", af[i].path,
                             errno ? strerror(errno) : "stream error");
         }
     }

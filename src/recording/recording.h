@@ -30,10 +30,20 @@
  * Both versions are read; any other format_version is refused with one
  * MT_ERR_REPLAY line naming the manifest and the version.
  *
- * Writing: each file goes to FILE.tmp and is renamed over FILE; the old
- * manifest is removed before the CSV files are rewritten and the new one is
- * written last, so a directory with a manifest is always whole and a failed
- * flush never leaves a manifest describing other CSV files.
+ *   "interrupted": "SIGINT" (or "SIGTERM", ...), only when the run that
+ *                  made the recording was stopped by that signal: the
+ *                  recording then ends where the run stopped, and a replay
+ *                  reproduces the same partial report (MT_ERR_INTERRUPTED at
+ *                  the first experiment it lacks, not MT_ERR_REPLAY).
+ *
+ * Writing: a flush writes the whole directory into a temporary sibling
+ * (".memtopo-XXXXXX" beside DIR) and renames it to DIR (report/atomic_dir.h),
+ * so DIR is a whole recording or absent, never a half-written or empty one.
+ * An existing DIR is replaced when it is empty or holds only a recording's
+ * files (mt_recording_files); any other content is refused
+ * (MT_ERR_INVALID_ARG) before anything is written, and already by
+ * mt_backend_record_wrap.  The parent of DIR is created if missing (the CLI
+ * refuses a missing parent before measuring).
  *
  * `--raw DIR` uses the same record wrapper: a raw directory is a recording
  * (its manifest.json is what makes it replayable with --replay DIR).
@@ -60,6 +70,16 @@
 /* Limits of the probe list a recording keeps (mt_recording_info.probes). */
 #define MT_RECORDING_MAX_PROBES 64
 #define MT_RECORDING_PROBE_NAME 32 /* bytes, with the terminating NUL */
+
+/* The files a recording directory holds, NULL-terminated: an existing
+ * directory holding only these (or nothing) may be replaced by a flush. */
+extern const char *const mt_recording_files[];
+
+/* Marks the recording as made by a run that signal `sig` interrupted: the
+ * next flush writes "interrupted": "<signal name>" into the manifest.  Does
+ * nothing when rec is not a record backend; set on both recorders of
+ * --record over --raw. */
+void mt_record_set_interrupted(mt_backend *rec, int sig);
 
 /* Provenance stored in the manifest by the next flush.  NULL or "" leaves
  * a field unset.  Does nothing when rec is not a record backend. */
@@ -109,6 +129,7 @@ typedef struct {
     char tool_version[32];   /* "" when the recording did not say */
     char command_line[512];
     char time_utc[32];       /* when the recorded run started */
+    char interrupted[16];    /* signal that stopped the recorded run; "" when none */
     size_t n_experiments;
     size_t n_samples;
     unsigned n_batches;

@@ -43,7 +43,8 @@ char *mt_format_members(const mt_topology *t, const mt_object *self, const char 
 /* ---------- reports ---------- */
 
 /* Human-readable report written to out; fits in 100 columns:
- *   header (device, run, missing probes, "STOPPED EARLY"),
+ *   header (device, run, missing probes, "STOPPED EARLY" or, when a
+ *     signal stopped the run, "INTERRUPTED"),
  *   "Caches": one row per MT_OBJ_IN_TABLE object with the columns size,
  *     line, sector, latency, miss_penalty, shared_with, per_sm,
  *   "Other findings": every other finding, under its object,

@@ -1,5 +1,6 @@
 /* The JSON report file: the document of topology_json.c, written to stdout
  * or atomically to a path. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,10 +26,14 @@ mt_err mt_report_json(const mt_topology *t, const char *path, mt_errinfo *ei)
     const size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(REAL_PRECISION);
 
     if (strcmp(path, "-") == 0) {
+        errno = 0;
         int bad = json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF ||
-                  fflush(stdout) != 0;
+                  fflush(stdout) != 0 || ferror(stdout);
+        int err = errno;
         json_decref(root);
-        return bad ? mt_fail(ei, MT_ERR_IO, "JSON report: cannot write to standard output") : MT_OK;
+        return bad ? mt_fail(ei, MT_ERR_IO, "JSON report: cannot write to standard output: %s",
+                             err ? strerror(err) : "stream error")
+                   : MT_OK;
     }
 
     mt_atomic_file af;
@@ -37,12 +42,14 @@ mt_err mt_report_json(const mt_topology *t, const char *path, mt_errinfo *ei)
         json_decref(root);
         return e;
     }
+    errno = 0;
     if (json_dumpf(root, af.f, flags) != 0 || fputc('\n', af.f) == EOF) {
+        e = mt_fail(ei, MT_ERR_IO, "%s: cannot write the JSON report: %s", af.path,
+                    errno ? strerror(errno) : "stream error");
         json_decref(root);
-        e = mt_fail(ei, MT_ERR_IO, "%s: cannot write the JSON report", af.tmp_path);
         mt_atomic_abort(&af);
         return e;
     }
     json_decref(root);
-    return mt_atomic_commit(&af, ei);
+    return mt_atomic_commit(&af, ei); /* reports a failed flush or rename */
 }

@@ -109,7 +109,7 @@ static void header(const mt_topology *t, FILE *out)
     }
     if (t->prov.error[0]) {
         /* A partial run: say so before any number is read as complete. */
-        fprintf(out, "  %-15s ", "STOPPED EARLY");
+        fprintf(out, "  %-15s ", t->prov.interrupted ? "INTERRUPTED" : "STOPPED EARLY");
         wrap(out, 18, 18, t->prov.error);
     }
 }

@@ -3,6 +3,7 @@
  * each experiment on the cache model (engine.c), one at a time with cold
  * caches, so an experiment's scope changes nothing here.  Kinds: the chase
  * and the explicit sequence. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,10 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
             return mt_fail(ei, err, "experiment %zu: %s", i, sub.msg);
         }
     }
+    /* Test hook: a signal arriving while a batch runs (its results are
+     * still returned), so interruption is testable deterministically. */
+    if (s->spec.signal_after_batches > 0 && s->batches == s->spec.signal_after_batches)
+        raise(s->spec.signal_number);
     return MT_OK;
 }
 

@@ -8,9 +8,12 @@
  * "FILE:LINE: message"; errors about something absent point at the section
  * header, or at the last line of the file when a whole section is missing. */
 #include <ctype.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <signal.h>
 
 #include "spec_internal.h"
 
@@ -71,8 +74,17 @@ static mt_err read_device(pctx *c, const section *s, mt_sim_spec *o)
         (err = mt_sp_double(c, s, "outlier_rate", 0, 0, 1, &o->outlier_rate, NULL)) ||
         (err = mt_sp_double(c, s, "outlier_cycles", 0, 0, MT_SIM_MAX_LATENCY, &o->outlier_cycles,
                           NULL)) ||
-        (err = mt_sp_int(c, s, "fail_after_batches", 0, 0, 1 << 30, &o->fail_after_batches, NULL)))
+        (err = mt_sp_int(c, s, "fail_after_batches", 0, 0, 1 << 30, &o->fail_after_batches, NULL)) ||
+        (err = mt_sp_int(c, s, "signal_after_batches", 0, 0, 1 << 30, &o->signal_after_batches,
+                         NULL)))
         return err;
+    /* The signal test hook sends one of the signals the CLI handles. */
+    static const char *const signal_words[] = {"SIGINT", "SIGTERM", NULL};
+    static const int signal_numbers[] = {SIGINT, SIGTERM};
+    int which = 0;
+    if ((err = mt_sp_word(c, s, "signal", signal_words, &which)))
+        return err;
+    o->signal_number = signal_numbers[which];
     if (o->smem_per_block > o->smem_per_block_optin)
         return mt_sp_err(c, mt_sp_find(s, "smem_per_block")->line,
                     "smem_per_block exceeds smem_per_block_optin");

@@ -83,6 +83,11 @@ typedef struct {
     double outlier_rate;    /* probability per fine-grained sample */
     double outlier_cycles;  /* typical spike size */
     int fail_after_batches; /* test hook: batches after which the "GPU" fails; 0 = never */
+    /* Test hook: after this many batches the backend raise()s
+     * signal_number (SIGINT or SIGTERM), as a user's Ctrl-C or a kill
+     * would; 0 = never. */
+    int signal_after_batches;
+    int signal_number;
     int carveout_percent;   /* -1 unknown */
     uint32_t carveout_smem; /* 0 unknown */
     /* [cache NAME] sections in file order; l2 = index of the serves = all one */

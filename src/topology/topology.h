@@ -104,6 +104,7 @@ typedef struct {
     char replay_of[256];     /* directory when replayed */
     char error[384];         /* non-empty when the run stopped early: what failed */
     char probes_missing[256];/* requested probes a replayed recording lacks, comma-separated */
+    bool interrupted;        /* a signal stopped the run (error says which): results are partial */
 } mt_provenance;
 
 typedef struct {

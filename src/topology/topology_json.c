@@ -289,6 +289,7 @@ static json_t *build(builder *b, const mt_topology *t)
     set(b, prov, "source", STR_OR_NULL(t->prov.source));
     set(b, prov, "replay_of", STR_OR_NULL(t->prov.replay_of));
     set(b, prov, "error", STR_OR_NULL(t->prov.error));
+    set(b, prov, "interrupted", json_boolean(t->prov.interrupted));
     json_t *missing = probe_list(b, t->prov.probes_missing, sizeof t->prov.probes_missing);
     if (missing)
         set(b, prov, "probes_missing", missing);
@@ -776,7 +777,8 @@ static mt_err read_version(reader *r, const json_t *doc)
 static mt_err read_provenance(reader *r, const json_t *doc, mt_topology *t)
 {
     static const char *const allowed[] = {"command_line", "time_utc", "source",         "replay_of",
-                                          "error",        "probes_missing", NULL};
+                                          "error",        "probes_missing", "interrupted",
+                                          NULL};
     const json_t *p;
     mt_err e = need_object(r, doc, "provenance", "", &p);
     if (e || (e = only(r, p, allowed, "provenance")))
@@ -788,6 +790,11 @@ static mt_err read_provenance(reader *r, const json_t *doc, mt_topology *t)
         (e = get_str(r, p, "source", pv->source, sizeof pv->source, 1, w)) ||
         (e = get_str(r, p, "replay_of", pv->replay_of, sizeof pv->replay_of, 1, w)) ||
         (e = get_str(r, p, "error", pv->error, sizeof pv->error, 1, w)))
+        return e;
+    /* "interrupted" is newer than schema 2.0.0: absent means false. */
+    pv->interrupted = false;
+    if (json_object_get(p, "interrupted") &&
+        (e = get_bool(r, p, "interrupted", &pv->interrupted, w)))
         return e;
     const json_t *m;
     if ((e = need(r, p, "probes_missing", w, &m)))

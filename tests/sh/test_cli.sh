@@ -41,7 +41,9 @@ run_mt --json "$tmp/d.json"
 check "no GPU -> 3" rc_is 3; check "no GPU: one line" one_line_err; check "no GPU suggests --sim" err_has "--sim"
 check "no JSON without GPU" no_file "$tmp/d.json"
 
-# An unwritable JSON path: exit 5, and no partial file.
+# An unwritable JSON path is found before measuring: exit 2 (bad option),
+# and no partial file.  (Write errors after measuring are exit 5:
+# tests/sh/test_safe_outputs.sh.)
 run_mt --sim h100 --only shared --quiet --json /nonexistent-dir/x.json
-check "unwritable --json -> 5" rc_is 5; check "unwritable --json message" err_has "nonexistent-dir"
+check "unwritable --json -> 2" rc_is 2; check "unwritable --json message" err_has "nonexistent-dir"
 finish
