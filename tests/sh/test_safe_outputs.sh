@@ -95,7 +95,7 @@ run_mt --sim kepler --quiet --only shared --record "$tmp/pre/again"
 run_mt --sim kepler --quiet --only constant --record "$tmp/pre/again"
 check "an existing recording is replaced" grep -q '"constant"' "$tmp/pre/again/manifest.json"
 check "the replaced recording lists only the new probes" $PY -c "
-import json; m=json.load(open('$tmp/pre/again/manifest.json')); assert m['probes']==['calibrate','constant'], m['probes']"
+import json; m=json.load(open('$tmp/pre/again/manifest.json')); assert m['probes']==['calibrate','clock','constant'], m['probes']"
 run_mt --replay "$tmp/pre/again" --quiet
 check "the replaced recording replays" rc_is 0
 # Bad input mid-run (a spec whose memory is too small): no output at all.
