@@ -1,6 +1,7 @@
 #include "error.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *mt_strerror(mt_err e)
 {
@@ -24,13 +25,40 @@ const char *mt_strerror(mt_err e)
     return "unknown error";
 }
 
+/* Copies in to out (cap bytes, always terminated) with every control byte
+ * written as an escape (\n, \r, \t, \xNN), so a message that echoes input
+ * (a spec value, a file name, a JSON parser's complaint) stays one printable
+ * line whatever the input held.  An escape that does not fit is dropped
+ * whole rather than cut. */
+static void escape_controls(const char *in, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        char esc[5];
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else if (*p < 0x20 || *p == 0x7f)
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+        else
+            esc[0] = (char)*p, esc[1] = '\0';
+        size_t n = strlen(esc);
+        if (o + n >= cap)
+            break;
+        memcpy(out + o, esc, n);
+        o += n;
+    }
+    out[o] = '\0';
+}
+
 mt_err mt_fail(mt_errinfo *ei, mt_err code, const char *fmt, ...)
 {
     if (ei) {
+        char raw[sizeof ei->msg];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ei->msg, sizeof ei->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        escape_controls(raw, ei->msg, sizeof ei->msg);
     }
     return code;
 }
