@@ -655,13 +655,13 @@ static void test_unmeasurable_rejected(void **state)
     const char *huge[] = {"global_mem = 8 GiB", "l2_size = 1 GiB", "size = 1 GiB", "line = 256",
                           "ways = 1024"};
     expect_lines(at, huge, 5, 32, "a run would take minutes");
-    const char *big[] = {"global_mem = 8 GiB", "l2_size = 256 MiB", "size = 256 MiB",
+    const char *big[] = {"global_mem = 8 GiB", "l2_size = 128 MiB", "size = 128 MiB",
                          "line = 128", "ways = 16"};
-    expect_lines(at, big, 5, 32, "above 134217728 B");
-    const char *wide[] = {"global_mem = 8 GiB", "l2_size = 128 MiB", "size = 128 MiB",
+    expect_lines(at, big, 5, 32, "above 67108864 B");
+    const char *wide[] = {"global_mem = 8 GiB", "l2_size = 64 MiB", "size = 64 MiB",
                           "line = 128", "ways = 64"};
     expect_lines(at, wide, 5, 34, "every lookup scans the ways");
-    const char *fine[] = {"global_mem = 8 GiB", "l2_size = 128 MiB", "size = 128 MiB",
+    const char *fine[] = {"global_mem = 8 GiB", "l2_size = 64 MiB", "size = 64 MiB",
                           "line = 128", "ways = 32"};
     char *t = variant_lines(at, fine, 5);
     mt_sim_spec s;

@@ -30,12 +30,14 @@ sed 's/^name = .*/name = fuzz\r4/' "$base" >"$tmp/x.spec"; refused "CR in a valu
 check "CR not echoed" bash -c "! grep -q $'\r' '$tmp/err'"
 
 # The slowest accepted spec, with the optimised build: its measured time is
-# in docs/spec-format.md ("Limits"); the limit leaves room for a slower or
-# busier machine.  MT_WORST_LIMIT overrides it.
+# in docs/spec-format.md ("Limits").  The guard limits CPU time (ulimit -t),
+# not wall time, so a busy machine does not fail it; a wall-clock timeout
+# of 5x only keeps a hang from stalling the suite.  MT_WORST_LIMIT (CPU
+# seconds) overrides the limit.
 limit=${MT_WORST_LIMIT:-60}
 start=$(date +%s)
-timeout "$limit" "$root/build/memtopo" --sim "$root/tests/limits/worst.spec" --quiet \
-  >"$tmp/out" 2>"$tmp/err"
+( ulimit -t "$limit"; exec timeout $((5 * limit)) "$root/build/memtopo" --sim \
+    "$root/tests/limits/worst.spec" --quiet ) >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/rc"
-check "worst accepted spec runs in under $limit s ($(( $(date +%s) - start )) s)" rc_is 0
+check "worst accepted spec runs in under $limit s of CPU ($(( $(date +%s) - start )) s wall)" rc_is 0
 finish
