@@ -5,6 +5,7 @@
 #   make            build/memtopo (with the CUDA backend when nvcc is found)
 #   make test       unit, end-to-end, CLI and schema tests under ASan+UBSan
 #   make bench      time the full default report on a GPU (bench/run.sh)
+#   make fuzz       the libFuzzer targets (fuzz/fuzz.mk, fuzz/README.md)
 #   make clean
 
 CC      ?= gcc
@@ -170,7 +171,8 @@ test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo
 	@bash tests/run_all.sh $(TEST_BINS)
 
 # Debian packages the build and the tests need (sudo when not root).
-DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils
+DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils \
+            clang libclang-rt-dev
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -190,6 +192,7 @@ $(B)/capscan: tools/capscan.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -Isrc -o $@ $< $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 .PHONY: all test bench clean deps
+include fuzz/fuzz.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # ---- CUDA backend self-test (needs nvcc; links core + the cuda objects

@@ -63,6 +63,25 @@ static void test_fail_escapes_control_characters(void **state)
     assert_string_equal(ei.msg, "spec 'no\\nsuch\\r\\x1b[31m\\x7f': bad");
 }
 
+/* Input echoed in a message cannot break it into lines or hide text behind
+ * a carriage return: control bytes come out escaped. */
+static void test_fail_escapes_control_bytes(void **state)
+{
+    (void)state;
+    mt_errinfo ei = {{0}};
+    mt_fail(&ei, MT_ERR_SPEC_PARSE, "f.spec:3: bad value '%s'", "4\r\n\tx\001\177");
+    assert_string_equal(ei.msg, "f.spec:3: bad value '4\\r\\n\\tx\\x01\\x7f'");
+    /* a message that fills the buffer with escapes ends whole and terminated */
+    char many[600];
+    memset(many, '\r', sizeof many - 1);
+    many[sizeof many - 1] = '\0';
+    mt_fail(&ei, MT_ERR_IO, "%s", many);
+    size_t n = strlen(ei.msg);
+    assert_true(n < sizeof ei.msg && n % 2 == 0);
+    for (size_t i = 0; i < n; i += 2)
+        assert_memory_equal(ei.msg + i, "\\r", 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -70,6 +89,7 @@ int main(void)
         cmocka_unit_test(test_exit_codes_documented),
         cmocka_unit_test(test_fail_fills_message),
         cmocka_unit_test(test_fail_escapes_control_characters),
+        cmocka_unit_test(test_fail_escapes_control_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,7 +157,9 @@ static void expect_error(const char *text, int line, const char *needle)
         fail_msg("expected '%s...', got '%s'", prefix, ei.msg);
     if (!strstr(ei.msg, needle))
         fail_msg("expected '%s' in '%s'", needle, ei.msg);
-    assert_null(strchr(ei.msg, '\n'));
+    for (const char *p = ei.msg; *p; p++) /* one printable line */
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+            fail_msg("control byte 0x%02x in '%s'", (unsigned char)*p, ei.msg);
 }
 
 static void expect_replace(int at, const char *repl, int line, const char *needle)
@@ -170,6 +172,30 @@ static void expect_replace(int at, const char *repl, int line, const char *needl
 static void expect_insert(int at, const char *repl, int line, const char *needle)
 {
     char *t = variant(at, repl, 1);
+    expect_error(t, line, needle);
+    free(t);
+}
+
+/* The base spec with lines at[i] replaced by repl[i] (ascending lines). */
+static char *variant_lines(const int *at, const char *const *repl, int n)
+{
+    char *buf = calloc(1, 8192);
+    assert_non_null(buf);
+    for (size_t i = 0; i < BASE_N; i++) {
+        const char *line = base_lines[i];
+        for (int j = 0; j < n; j++)
+            if (at[j] == (int)i + 1)
+                line = repl[j];
+        strcat(buf, line);
+        strcat(buf, "\n");
+    }
+    return buf;
+}
+
+static void expect_lines(const int *at, const char *const *repl, int n, int line,
+                         const char *needle)
+{
+    char *t = variant_lines(at, repl, n);
     expect_error(t, line, needle);
     free(t);
 }
@@ -205,19 +231,19 @@ static void test_unknown_and_duplicate(void **state)
 static void test_bad_values(void **state)
 {
     (void)state;
-    expect_replace(5, "sm_count = four", 5, "not a non-negative integer");
-    expect_replace(5, "sm_count = -4", 5, "not a non-negative integer");
-    expect_replace(5, "sm_count = 4x", 5, "not a non-negative integer");
+    expect_replace(5, "sm_count = four", 5, "not a plain decimal integer");
+    expect_replace(5, "sm_count = -4", 5, "not a plain decimal integer");
+    expect_replace(5, "sm_count = 4x", 5, "not a plain decimal integer");
     expect_replace(5, "sm_count = 0", 5, "out of range");
-    expect_replace(5, "sm_count = 99999999999999999999999", 5, "not a non-negative integer");
+    expect_replace(5, "sm_count = 99999999999999999999999", 5, "not a plain decimal integer");
     expect_replace(19, "timer_overhead = fast", 19, "not a number");
     expect_replace(19, "timer_overhead = nan", 19, "not a number");
-    expect_replace(19, "timer_overhead = -1", 19, "out of range");
+    expect_replace(19, "timer_overhead = -1", 19, "not a number");
     expect_replace(24, "size = 16 KB", 24, "unknown unit 'KB'");
     expect_replace(24, "size = 1.3 KiB", 24, "not a whole number of bytes");
     expect_replace(24, "size = KiB", 24, "not a size");
     expect_replace(4, "compute_capability = nine", 4, "MAJOR.MINOR");
-    expect_replace(27, "ways = many", 27, "not a non-negative integer");
+    expect_replace(27, "ways = many", 27, "not a plain decimal integer");
     expect_replace(23, "serves = l1d bogus", 23, "unknown path 'bogus'");
     expect_replace(23, "serves = l1d cg", 23, "bypass");
     expect_replace(23, "serves = l1d l1d", 23, "listed twice");
@@ -314,7 +340,7 @@ static void test_memory_blowups_rejected(void **state)
     /* 512 MiB of 32 B lines: 16M lines, twice the per-cache limit */
     char *big = variant(32, "size = 512 MiB", 0);
     char *ln = strstr(strstr(big, "[cache l2]"), "line = 128");
-    memcpy(ln, "line = 032", 10); /* same length: line numbers unchanged */
+    memcpy(ln, "line = 32 ", 10); /* same length: line numbers unchanged */
     expect_error(big, 32, "exceed the simulator's limit");
     free(big);
     expect_replace(27, "ways = 2048", 27, "out of range");
@@ -335,21 +361,22 @@ static void test_memory_blowups_rejected(void **state)
 static void test_sizes_and_units(void **state)
 {
     (void)state;
+    /* global_mem: the size key with the loosest cross-checks (>= 2 MiB here) */
     struct {
         const char *text;
         uint64_t bytes;
     } cases[] = {
-        {"l2_size = 52428800", 52428800},   {"l2_size = 50 MiB", 52428800},
-        {"l2_size = 1.25 MiB", 1310720},    {"l2_size = 12KiB", 12288},
-        {"l2_size = 4 B", 4},               {"l2_size = 0.5 GiB", 536870912},
+        {"global_mem = 52428800", 52428800}, {"global_mem = 50 MiB", 52428800},
+        {"global_mem = 2.25 MiB", 2359296},  {"global_mem = 12288KiB", 12582912},
+        {"global_mem = 4194304 B", 4194304}, {"global_mem = 0.5 GiB", 536870912},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *t = variant(10, cases[i].text, 0);
+        char *t = variant(9, cases[i].text, 0);
         mt_sim_spec s;
         mt_errinfo ei = {{0}};
         if (parse(t, &s, &ei))
             fail_msg("%s: %s", cases[i].text, ei.msg);
-        assert_int_equal(s.l2_size, cases[i].bytes);
+        assert_int_equal(s.global_mem, cases[i].bytes);
         free(t);
     }
 }
@@ -522,6 +549,189 @@ static void test_doc_example_parses(void **state)
     assert_int_equal(s.carveout_smem, 100 * 1024);
 }
 
+
+/* Numbers are read strictly: decimal digits, no sign, no leading zeros,
+ * no hex, no trailing junk, no overflow (docs/spec-format.md, value types). */
+static void test_strict_numbers(void **state)
+{
+    (void)state;
+    const char *bad_ints[] = {"sm_count = 04", "sm_count = +4", "sm_count = 0x10",
+                              "sm_count = 4.0", "sm_count = 1e1"};
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        expect_replace(5, bad_ints[i], 5, "not a plain decimal integer");
+    expect_replace(18, "seed = 18446744073709551616", 18, "not a plain decimal integer");
+    const char *bad_nums[] = {"timer_overhead = 010",  "timer_overhead = .5",
+                              "timer_overhead = 5.",   "timer_overhead = 0x1p3",
+                              "timer_overhead = inf",  "timer_overhead = +5",
+                              "timer_overhead = 1e999", "timer_overhead = 1e-999",
+                              "timer_overhead = 1e1000", "timer_overhead = 5e",
+                              "timer_overhead = 5 e2", "timer_overhead = 1,5"};
+    for (size_t i = 0; i < sizeof bad_nums / sizeof bad_nums[0]; i++)
+        expect_replace(19, bad_nums[i], 19, "not a number");
+    expect_replace(24, "size = 016 KiB", 24, "leading zeros");
+    expect_replace(24, "size = 16  KiB", 24, "unknown unit");
+    expect_replace(24, "size = 16. KiB", 24, "no digits after the decimal point");
+    expect_replace(24, "size = .5 KiB", 24, "not a size");
+    expect_replace(24, "size = 0x4000", 24, "unknown unit");
+    expect_replace(24, "size = 99999999999999999999 B", 24, "too large");
+    const char *bad_cc[] = {"compute_capability = 09.0", "compute_capability = 9.0.1",
+                            "compute_capability = 9.+0", "compute_capability = 9.10",
+                            "compute_capability = 100.0", "compute_capability = 9"};
+    for (size_t i = 0; i < sizeof bad_cc / sizeof bad_cc[0]; i++)
+        expect_replace(4, bad_cc[i], 4, "MAJOR.MINOR");
+    expect_insert(29, "slice_map = group 064", 29, "slice_map");
+    expect_insert(29, "slice_map = group +4", 29, "slice_map");
+    expect_insert(29, "slice_map = group  4", 29, "slice_map");
+    /* what the format documents stays accepted */
+    const char *good[] = {"timer_overhead = 0.5", "timer_overhead = 1e-4", "timer_overhead = 0",
+                          "timer_overhead = 2.5E+1"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char *t = variant(19, good[i], 0);
+        mt_sim_spec s;
+        mt_errinfo ei = {{0}};
+        if (parse(t, &s, &ei))
+            fail_msg("%s: %s", good[i], ei.msg);
+        free(t);
+    }
+}
+
+/* Control bytes never reach a message raw: CR (other than CRLF line ends),
+ * other control bytes anywhere and TAB inside a value are refused without
+ * echoing them, and a file name holding one is escaped. */
+static void test_control_characters(void **state)
+{
+    (void)state;
+    expect_replace(5, "sm_count = 4\r5", 5, "control character 0x0d");
+    expect_replace(3, "name = My\rGPU", 3, "a CR may only end a line");
+    expect_replace(3, "name = My\tGPU", 3, "TAB inside the value of 'name'");
+    expect_replace(3, "name = My\177GPU", 3, "control character 0x7f");
+    expect_replace(21, "# a comment with \001 in it", 21, "control character 0x01");
+    /* CRLF line ends and TABs around '=' are fine */
+    char *t = variant(5, "sm_count\t=\t4", 0);
+    size_t n = strlen(t);
+    char *crlf = malloc(2 * n + 1);
+    assert_non_null(crlf);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '\n')
+            crlf[o++] = '\r';
+        crlf[o++] = t[i];
+    }
+    crlf[o] = '\0';
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(crlf, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(s.sm_count, 4);
+    assert_string_equal(s.name, "Test GPU");
+    free(crlf);
+    free(t);
+    /* a file name with control bytes is escaped in the message */
+    t = variant(5, "sm_count = x", 0);
+    assert_int_equal(mt_sim_spec_parse(t, "evil\r\nname.spec", &s, &ei), MT_ERR_SPEC_PARSE);
+    assert_memory_equal(ei.msg, "evil\\r\\nname.spec:5: ", strlen("evil\\r\\nname.spec:5: "));
+    free(t);
+}
+
+/* Values every key accepts alone that a run could not measure, or that
+ * would make it take minutes, are refused at parse time at the key's line. */
+static void test_unmeasurable_rejected(void **state)
+{
+    (void)state;
+    expect_replace(14, "const_mem = 4", 14, "constant-cache probe");
+    expect_replace(14, "const_mem = 2 MiB", 14, "above 1048576 B");
+    expect_insert(21, "const_reserved = 57 KiB", 14, "constant-cache probe");
+    expect_replace(9, "global_mem = 4 KiB", 9, "global path");
+    expect_replace(9, "global_mem = 1", 9, "global path");
+    expect_replace(9, "global_mem = 1 MiB", 9, "below 4x the L2's 262144 B");
+    expect_replace(10, "l2_size = 1", 10, "below 65536 B");
+    expect_replace(10, "l2_size = 1 MiB", 10, "differ by more than a factor of 2");
+    expect_replace(10, "l2_size = 64 KiB", 10, "differ by more than a factor of 2");
+    expect_replace(12, "smem_per_block = 0", 12, "below 4096 B");
+    expect_replace(12, "smem_per_block = 2 KiB", 12, "shared-memory probe");
+    /* the 1 GiB 1024-way L2 that ran for ten minutes, and its slower
+     * smaller cousins */
+    const int at[] = {9, 10, 32, 33, 34};
+    const char *huge[] = {"global_mem = 8 GiB", "l2_size = 1 GiB", "size = 1 GiB", "line = 256",
+                          "ways = 1024"};
+    expect_lines(at, huge, 5, 32, "a run would take minutes");
+    const char *big[] = {"global_mem = 8 GiB", "l2_size = 128 MiB", "size = 128 MiB",
+                         "line = 128", "ways = 16"};
+    expect_lines(at, big, 5, 32, "above 67108864 B");
+    const char *wide[] = {"global_mem = 8 GiB", "l2_size = 64 MiB", "size = 64 MiB",
+                          "line = 128", "ways = 64"};
+    expect_lines(at, wide, 5, 34, "every lookup scans the ways");
+    const char *fine[] = {"global_mem = 8 GiB", "l2_size = 64 MiB", "size = 64 MiB",
+                          "line = 128", "ways = 32"};
+    char *t = variant_lines(at, fine, 5);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+}
+
+/* Documented noise limits (another test draws random noise up to them):
+ * outlier_rate <= 0.01, outlier_cycles <= 10000, each level's noise <= 1/8
+ * of each of its latencies, per-path overrides and the far L2 included. */
+static void test_noise_limits(void **state)
+{
+    (void)state;
+    expect_insert(21, "outlier_rate = 0.02\noutlier_cycles = 900", 21, "above 0.01");
+    expect_insert(21, "outlier_rate = 0.01\noutlier_cycles = 10001", 22, "above 10000");
+    expect_insert(29, "noise = 3.76", 29, "above 1/8 of its latency for 'l1d' loads (30 cycles)");
+    expect_insert(29, "latency.tex = 20\nnoise = 3", 30, "for 'tex' loads (20 cycles)");
+    expect_insert(36, "partitions = 2\nfar_latency = 300\nnoise = 25.1", 38,
+                  "above 1/8 of its latency for 'l1d' loads (200 cycles)");
+    expect_insert(39, "noise = 50.5", 39, "[dram] is above 1/8");
+    char *sh = variant(0, NULL, 0);
+    sh = realloc(sh, strlen(sh) + 64);
+    assert_non_null(sh);
+    strcat(sh, "noise = 3.2\n"); /* line 42, in [shared] */
+    expect_error(sh, 42, "[shared] is above 1/8 of its latency (25 cycles)");
+    free(sh);
+    /* exactly at every limit: accepted */
+    const char *ok = "outlier_rate = 0.01\noutlier_cycles = 10000";
+    char *t = variant(21, ok, 1);
+    size_t len = strlen(t);
+    t = realloc(t, len + 64);
+    assert_non_null(t);
+    strcat(t, "noise = 3.125\n"); /* [shared]: 25 / 8 */
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_true(s.outlier_rate == 0.01 && s.shared.noise == 3.125);
+    free(t);
+    t = variant(29, "noise = 3.75", 1);
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+}
+
+/* Latencies grow outwards along every path; a level no slower than the one
+ * before it would turn the misses the probes look for into hits. */
+static void test_latency_order(void **state)
+{
+    (void)state;
+    /* the later level is named, at its latency */
+    expect_replace(28, "latency = 200", 35, "the L2 [cache l2] is no slower than [cache l1]");
+    expect_insert(29, "latency.ro = 250", 36, "for 'ro' loads (200 <= 250 cycles)");
+    expect_replace(38, "latency = 200", 38, "[dram] latency 200 for 'l1d' loads is not above");
+    expect_insert(36, "partitions = 2\nfar_latency = 190", 37, "below its near latency");
+    expect_insert(36, "partitions = 2\nfar_latency = 401", 40, "not above the L2's");
+    expect_insert(30, "[cache l1b]\nserves = l1d\nlevel = 2\nsize = 8 KiB\nline = 32\nways = 4\n"
+                      "latency = 30",
+                  36, "[cache l1b] is no slower than [cache l1]");
+    /* a far hit as slow as DRAM is still an L2 hit: accepted */
+    char *t = variant(36, "partitions = 2\nfar_latency = 400", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +752,11 @@ int main(void)
         cmocka_unit_test(test_load_unknown_and_file),
         cmocka_unit_test(test_device_info),
         cmocka_unit_test(test_doc_example_parses),
+        cmocka_unit_test(test_strict_numbers),
+        cmocka_unit_test(test_control_characters),
+        cmocka_unit_test(test_unmeasurable_rejected),
+        cmocka_unit_test(test_noise_limits),
+        cmocka_unit_test(test_latency_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,8 @@ mt_err mt_csv_fail(const mt_csv *c, mt_errinfo *ei, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        snprintf(ei->msg, sizeof ei->msg, "%s:%lu: %s", c->path, c->line, msg);
+        /* through mt_fail, which escapes control bytes echoed from the file */
+        return mt_fail(ei, MT_ERR_REPLAY, "%s:%lu: %s", c->path, c->line, msg);
     }
     return MT_ERR_REPLAY;
 }

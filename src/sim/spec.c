@@ -37,16 +37,9 @@ static mt_err read_device(pctx *c, const section *s, mt_sim_spec *o)
     k = mt_sp_find(s, "compute_capability");
     if (!k)
         return mt_sp_missing(c, s, "compute_capability");
-    {
-        unsigned maj, min;
-        char junk;
-        if (sscanf(k->val, "%u.%u%c", &maj, &min, &junk) != 2 || maj > 99 || min > 9 ||
-            !isdigit((unsigned char)k->val[0]))
-            return mt_sp_err(c, k->line, "compute_capability: '%s' is not MAJOR.MINOR (e.g. 9.0)",
-                        k->val);
-        o->cc_major = (int)maj;
-        o->cc_minor = (int)min;
-    }
+    if (mt_sp_parse_cc(k->val, &o->cc_major, &o->cc_minor))
+        return mt_sp_err(c, k->line, "compute_capability: '%s' is not MAJOR.MINOR (e.g. 9.0)",
+                         k->val);
     if ((err = mt_sp_int(c, s, "sm_count", 1, 1, 65536, &o->sm_count, NULL)) ||
         (err = mt_sp_int(c, s, "clock_mhz", 1, 1, 100000, &o->clock_mhz, NULL)) ||
         (err = mt_sp_int(c, s, "actual_clock_mhz", 0, 1, o->clock_mhz, &o->actual_clock_mhz,
@@ -243,15 +236,15 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
     k = mt_sp_find(s, "slice_map");
     cs->slice_map = MT_SIM_SLICE_WARP_MOD;
     if (k) {
-        unsigned g;
-        char junk;
+        uint64_t g = 0;
         if (strcmp(k->val, "warp_mod") == 0)
             cs->slice_map = MT_SIM_SLICE_WARP_MOD;
         else if (strcmp(k->val, "thread_mod") == 0)
             cs->slice_map = MT_SIM_SLICE_THREAD_MOD;
-        else if (sscanf(k->val, "group %u%c", &g, &junk) == 1 && g >= 1 && g <= 65536) {
+        else if (strncmp(k->val, "group ", 6) == 0 && !mt_sp_parse_u64(k->val + 6, &g) &&
+                 g >= 1 && g <= 65536) {
             cs->slice_map = MT_SIM_SLICE_GROUP;
-            cs->slice_group = g;
+            cs->slice_group = (uint32_t)g;
         } else
             return mt_sp_err(c, k->line,
                         "slice_map: '%s' (expected warp_mod, thread_mod or 'group N', N in 1..65536)",
@@ -386,6 +379,8 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
     }
     if (!err)
         err = cross_checks(&c, o);
+    if (!err)
+        err = mt_sp_check_measurable(&c, o);
     if (!err)
         *out = *o;
     free(o);

@@ -24,6 +24,21 @@
 #define MT_SIM_MAX_LATENCY 1e6            /* cycles; anything above is a typo */
 #define MT_SIM_MAX_PARTITIONS 64
 
+/* Limits that keep every accepted spec measurable, and its full run short
+ * (src/sim/spec_measurable.c checks them; docs/spec-format.md, "Limits",
+ * gives the reasons). */
+#define MT_SIM_MAX_OUTLIER_RATE 0.01      /* spikes in at most 1% of fine samples */
+#define MT_SIM_MAX_OUTLIER_CYCLES 10000.0 /* typical spike size */
+#define MT_SIM_NOISE_PER_LATENCY 0.125    /* noise stddev <= latency / 8 on every path */
+#define MT_SIM_MIN_CONST_BANK 8192u       /* constant bytes the probes need (probe_constant.c) */
+#define MT_SIM_MAX_CONST_MEM (1u << 20)   /* 16x what every NVIDIA GPU has */
+#define MT_SIM_MIN_SMEM 4096u             /* the shared probe's 4 KiB chain */
+#define MT_SIM_MIN_L2 (64u << 10)         /* the L2 probe's chains are L2/256 .. 4 x L2 */
+#define MT_SIM_L2_DRIVER_RATIO 2.0        /* driver's l2_size vs the modelled L2 */
+#define MT_SIM_GLOBAL_PATH_PER_L2 4       /* global path limit >= 4 x the L2 */
+#define MT_SIM_MAX_L2_BYTES (64ull << 20)    /* run time grows with the L2's bytes ... */
+#define MT_SIM_MAX_L2_BYTE_WAYS (2ull << 30) /* ... times its ways (lookups scan the ways) */
+
 /* Logical paths a cache can serve ("serves = ..."), also the suffixes of the
  * per-path latency overrides ("latency.tex = 86"). */
 typedef enum {
@@ -124,6 +139,10 @@ mt_err mt_sim_spec_load(const char *preset_or_file, mt_sim_spec *out, mt_errinfo
  * limits (path_limit_bytes, max_fine_loads, max_sequence ...) and
  * scheduling facts (concurrent_experiments = sm_count). */
 void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *out);
+
+/* The sim's limit of the global paths (ca, cg, nc): half of global_mem,
+ * at most 4 GiB. */
+uint64_t mt_sim_global_path_limit(const mt_sim_spec *s);
 
 /* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */
 const char *mt_sim_lpath_name(mt_sim_lpath p);

@@ -67,8 +67,17 @@ mt_err mt_sp_double(pctx *c, const section *s, const char *key, int required, do
 /* One of words (NULL-terminated); *out = its index. */
 mt_err mt_sp_word(pctx *c, const section *s, const char *key, const char *const *words, int *out);
 int mt_sp_is_pow2(uint64_t v);
+/* Strict decimal integer (digits only, no sign, no leading zeros, no
+ * overflow): 0 and *out set, or -1. */
+int mt_sp_parse_u64(const char *s, uint64_t *out);
+/* "MAJOR.MINOR": 1-2 digits without a leading zero, '.', one digit. */
+int mt_sp_parse_cc(const char *s, int *major, int *minor);
 /* base and base.<path> into lat[] (overrides only for paths in allowed_paths). */
 mt_err mt_sp_latencies(pctx *c, const section *s, const char *base, int required,
                        unsigned allowed_paths, double *lat, double *base_out, int *present);
+
+/* Pass 3 (spec_measurable.c): rules across keys and sections that keep a
+ * parsed spec measurable and its run short; errors point at the key. */
+mt_err mt_sp_check_measurable(pctx *c, const mt_sim_spec *o);
 
 #endif

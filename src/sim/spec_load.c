@@ -101,6 +101,13 @@ mt_err mt_sim_spec_load(const char *preset_or_file, mt_sim_spec *out, mt_errinfo
     return err;
 }
 
+uint64_t mt_sim_global_path_limit(const mt_sim_spec *s)
+{
+    /* The cuda backend can never get all of the memory; 4 GiB keeps word
+     * indices within 32 bits. */
+    return s->global_mem / 2 < (4ull << 30) ? s->global_mem / 2 : 4ull << 30;
+}
+
 void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
 {
     memset(d, 0, sizeof *d);
@@ -129,13 +136,10 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
     snprintf(d->driver_version, sizeof d->driver_version, "sim");
     snprintf(d->runtime_version, sizeof d->runtime_version, "sim");
 
-    /* Backend limits.  Global paths: half the memory (the cuda backend can
-     * never get all of it), capped at 4 GiB so word indices fit 32 bits.
-     * Texture: the 2^27-texel limit of a 1D linear texture of 4 B texels
-     * (and never more than the global buffer it is bound to). */
-    uint64_t global = s->global_mem / 2;
-    if (global > (4ull << 30))
-        global = 4ull << 30;
+    /* Backend limits.  Global paths: mt_sim_global_path_limit.  Texture:
+     * the 2^27-texel limit of a 1D linear texture of 4 B texels (and never
+     * more than the global buffer it is bound to). */
+    uint64_t global = mt_sim_global_path_limit(s);
     d->path_limit_bytes[MT_PATH_GLOBAL_CA] = global;
     d->path_limit_bytes[MT_PATH_GLOBAL_CG] = global;
     d->path_limit_bytes[MT_PATH_GLOBAL_NC] = global;

@@ -180,6 +180,8 @@ static mt_err parse_kv(pctx *c, int line, const char *b, const char *e)
                         mt_sp_title(s, t, sizeof t), s->kv[i].line);
     if (vb == ve)
         return mt_sp_err(c, line, "key '%s' has no value", key);
+    if (memchr(vb, '\t', (size_t)(ve - vb)))
+        return mt_sp_err(c, line, "TAB inside the value of '%s' (separate words with spaces)", key);
     if ((size_t)(ve - vb) >= MT_SP_MAX_VALUE)
         return mt_sp_err(c, line, "value of '%s' is too long", key);
     if (s->n >= MT_SP_MAX_KEYS)
@@ -203,11 +205,18 @@ mt_err mt_sp_structure(pctx *c, const char *text)
         const char *nl = strchr(p, '\n');
         const char *e = nl ? nl : p + strlen(p);
         const char *b = p;
+        /* Control bytes are refused anywhere, comments included, and never
+         * echoed: TAB is a space, CR only ends a CRLF line. */
+        for (const char *q = b; q < e; q++) {
+            unsigned char ch = (unsigned char)*q;
+            if (ch == '\r' && q + 1 == e)
+                continue;
+            if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+                return mt_sp_err(c, line, "control character 0x%02x in line%s", ch,
+                                 ch == '\r' ? " (a CR may only end a line, as in CRLF)" : "");
+        }
         const char *hash = memchr(b, '#', (size_t)(e - b));
         const char *ce = hash ? hash : e;
-        for (const char *q = b; q < ce; q++)
-            if ((unsigned char)*q < 0x20 && *q != '\t' && *q != '\r')
-                return mt_sp_err(c, line, "control character 0x%02x in line", (unsigned char)*q);
         trim(&b, &ce);
         if (b < ce) {
             mt_err err;

@@ -1,6 +1,7 @@
 /* Spec parser: typed values ("12 KiB", "36", "9.0") read from a parsed
  * section, with range checks and one-line "FILE:LINE:" errors. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +23,27 @@ mt_err mt_sp_missing(pctx *c, const section *s, const char *key)
     return mt_sp_err(c, s->line, "%s: missing required key '%s'", mt_sp_title(s, t, sizeof t), key);
 }
 
-/* Decimal integer, no sign, no junk, no overflow. */
-static int parse_u64(const char *s, uint64_t *out)
+/* Length of the digits at s that form a decimal integer without leading
+ * zeros ("0", "17"; not "017"): 0 when there are none or a leading zero is
+ * followed by more digits.  Leading zeros are refused so nobody has to guess
+ * whether "010" means ten or eight. */
+static size_t plain_digits(const char *s)
 {
-    if (!*s)
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++;
+    return (n > 1 && s[0] == '0') ? 0 : n;
+}
+
+/* Decimal integer: digits only (no sign, no leading zeros), no junk, no
+ * overflow. */
+int mt_sp_parse_u64(const char *s, uint64_t *out)
+{
+    size_t n = plain_digits(s);
+    if (!n || s[n])
         return -1;
     uint64_t v = 0;
     for (const char *p = s; *p; p++) {
-        if (!isdigit((unsigned char)*p))
-            return -1;
         unsigned d = (unsigned)(*p - '0');
         if (v > (UINT64_MAX - d) / 10)
             return -1;
@@ -40,35 +53,63 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* Number: an integer part as for mt_sp_parse_u64, an optional fraction ('.' and
+ * at least one digit) and an optional exponent ('e' or 'E', an optional
+ * sign, 1 to 3 digits): "36", "0.5", "1e-4".  No sign, no hex, no "inf" or
+ * "nan", nothing after it; a value strtod cannot hold exactly enough
+ * (overflow, or underflow of a non-zero value) is refused too. */
 static int parse_num(const char *s, double *out)
 {
-    /* Plain decimal only: strtod would also take "nan", "inf" and hex. */
-    for (const char *p = s; *p; p++)
-        if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' ||
-              *p == 'E'))
-            return -1;
-    if (!isdigit((unsigned char)s[0]) && !(s[0] == '-' || s[0] == '.' || s[0] == '+'))
+    size_t i = plain_digits(s);
+    if (!i)
         return -1;
+    if (s[i] == '.') {
+        size_t f = 0;
+        while (isdigit((unsigned char)s[i + 1 + f]))
+            f++;
+        if (!f)
+            return -1;
+        i += 1 + f;
+    }
+    if (s[i] == 'e' || s[i] == 'E') {
+        i++;
+        if (s[i] == '+' || s[i] == '-')
+            i++;
+        size_t e = 0;
+        while (isdigit((unsigned char)s[i + e]))
+            e++;
+        if (e < 1 || e > 3)
+            return -1;
+        i += e;
+    }
+    if (s[i])
+        return -1;
+    errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v))
+    if (*end || !isfinite(v) || errno == ERANGE)
         return -1;
     *out = v;
     return 0;
 }
 
-/* "<number>[ ]<unit>", unit B|KiB|MiB|GiB or none; a decimal number must
- * give a whole number of bytes ("1.5 MiB" yes, "1.3 KiB" no). */
+/* "<number>[ ]<unit>": a number as for parse_num without exponent (at most
+ * 9 decimals), at most one space, and unit B|KiB|MiB|GiB or none; a decimal
+ * must give a whole number of bytes ("1.5 MiB" yes, "1.3 KiB" no). */
 static int parse_size_str(const char *s, uint64_t *out, char *why, size_t whycap)
 {
+    size_t n = plain_digits(s);
+    if (!n) {
+        snprintf(why, whycap, isdigit((unsigned char)s[0]) ? "leading zeros are not allowed"
+                                                           : "not a size");
+        return -1;
+    }
     const char *p = s;
     unsigned __int128 ip = 0, frac = 0, scale = 1;
-    int digits = 0;
-    while (isdigit((unsigned char)*p)) {
-        ip = ip * 10 + (unsigned)(*p++ - '0');
+    for (; p < s + n; p++) {
+        ip = ip * 10 + (unsigned)(*p - '0');
         if (ip > UINT64_MAX)
             goto toolarge;
-        digits++;
     }
     if (*p == '.') {
         p++;
@@ -81,13 +122,12 @@ static int parse_size_str(const char *s, uint64_t *out, char *why, size_t whycap
             frac = frac * 10 + (unsigned)(*p++ - '0');
             scale *= 10;
         }
-        digits += fd;
+        if (!fd) {
+            snprintf(why, whycap, "no digits after the decimal point");
+            return -1;
+        }
     }
-    if (!digits) {
-        snprintf(why, whycap, "not a size");
-        return -1;
-    }
-    while (*p == ' ' || *p == '\t')
+    if (*p == ' ')
         p++;
     uint64_t unit;
     if (!*p || strcmp(p, "B") == 0)
@@ -99,7 +139,8 @@ static int parse_size_str(const char *s, uint64_t *out, char *why, size_t whycap
     else if (strcmp(p, "GiB") == 0)
         unit = 1ull << 30;
     else {
-        snprintf(why, whycap, "unknown unit '%.32s' (use B, KiB, MiB or GiB)", p);
+        snprintf(why, whycap, "unknown unit '%.32s' (use B, KiB, MiB or GiB after at most one space)",
+                 p);
         return -1;
     }
     unsigned __int128 num = ip * scale + frac; /* value * scale */
@@ -118,6 +159,16 @@ toolarge:
     return -1;
 }
 
+int mt_sp_parse_cc(const char *s, int *major, int *minor)
+{
+    size_t n = plain_digits(s);
+    if (n < 1 || n > 2 || s[n] != '.' || !isdigit((unsigned char)s[n + 1]) || s[n + 2])
+        return -1;
+    *major = n == 1 ? s[0] - '0' : (s[0] - '0') * 10 + (s[1] - '0');
+    *minor = s[n + 1] - '0';
+    return 0;
+}
+
 /* Getters: *present (optional) says whether the key was there; absent
  * optional keys leave *out untouched so callers pre-set defaults. */
 mt_err mt_sp_uint(pctx *c, const section *s, const char *key, int required, uint64_t lo,
@@ -129,8 +180,11 @@ mt_err mt_sp_uint(pctx *c, const section *s, const char *key, int required, uint
     if (!k)
         return required ? mt_sp_missing(c, s, key) : MT_OK;
     uint64_t v;
-    if (parse_u64(k->val, &v))
-        return mt_sp_err(c, k->line, "%s: '%s' is not a non-negative integer", key, k->val);
+    if (mt_sp_parse_u64(k->val, &v))
+        return mt_sp_err(c, k->line,
+                         "%s: '%s' is not a plain decimal integer (digits only, no sign, no "
+                         "leading zeros)",
+                         key, k->val);
     if (v < lo || v > hi)
         return mt_sp_err(c, k->line, "%s = %llu is out of range [%llu, %llu]", key,
                     (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
@@ -197,7 +251,8 @@ mt_err mt_sp_double(pctx *c, const section *s, const char *key, int required, do
         return required ? mt_sp_missing(c, s, key) : MT_OK;
     double v;
     if (parse_num(k->val, &v))
-        return mt_sp_err(c, k->line, "%s: '%s' is not a number", key, k->val);
+        return mt_sp_err(c, k->line, "%s: '%s' is not a number (decimal, e.g. 36, 0.5 or 1e-4)",
+                         key, k->val);
     if (v < lo || v > hi)
         return mt_sp_err(c, k->line, "%s = %g is out of range [%g, %g]", key, v, lo, hi);
     *out = v;
