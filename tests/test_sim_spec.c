@@ -655,9 +655,9 @@ static void test_unmeasurable_rejected(void **state)
     const char *huge[] = {"global_mem = 8 GiB", "l2_size = 1 GiB", "size = 1 GiB", "line = 256",
                           "ways = 1024"};
     expect_lines(at, huge, 5, 32, "a run would take minutes");
-    const char *big[] = {"global_mem = 8 GiB", "l2_size = 128 MiB", "size = 128 MiB",
-                         "line = 128", "ways = 16"};
-    expect_lines(at, big, 5, 32, "above 67108864 B");
+    const char *big[] = {"global_mem = 8 GiB", "l2_size = 256 MiB", "size = 256 MiB",
+                         "line = 128", "ways = 8"};
+    expect_lines(at, big, 5, 32, "above 134217728 B");
     const char *wide[] = {"global_mem = 8 GiB", "l2_size = 64 MiB", "size = 64 MiB",
                           "line = 128", "ways = 64"};
     expect_lines(at, wide, 5, 34, "every lookup scans the ways");
@@ -666,6 +666,13 @@ static void test_unmeasurable_rejected(void **state)
     char *t = variant_lines(at, fine, 5);
     mt_sim_spec s;
     mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    /* the largest L2 accepted: 500x a 256 KiB L1, a B200's 126 MB */
+    const char *largest[] = {"global_mem = 8 GiB", "l2_size = 128 MiB", "size = 128 MiB",
+                             "line = 128", "ways = 16"};
+    t = variant_lines(at, largest, 5);
     if (parse(t, &s, &ei))
         fail_msg("%s", ei.msg);
     free(t);

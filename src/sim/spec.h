@@ -36,7 +36,7 @@
 #define MT_SIM_MIN_L2 (64u << 10)         /* the L2 probe's chains are L2/256 .. 4 x L2 */
 #define MT_SIM_L2_DRIVER_RATIO 2.0        /* driver's l2_size vs the modelled L2 */
 #define MT_SIM_GLOBAL_PATH_PER_L2 4       /* global path limit >= 4 x the L2 */
-#define MT_SIM_MAX_L2_BYTES (64ull << 20)    /* run time grows with the L2's bytes ... */
+#define MT_SIM_MAX_L2_BYTES (128ull << 20)    /* run time grows with the L2's bytes ... */
 #define MT_SIM_MAX_L2_BYTE_WAYS (2ull << 30) /* ... times its ways (lookups scan the ways) */
 
 /* Logical paths a cache can serve ("serves = ..."), also the suffixes of the
