@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The GPU acceptance run of issue 7, with the device tool (see README,
+# "Measuring on a GPU machine"): builds memtopo and the load generator for
+# the GPU at hand only, then
+#   1. five idle full reports (wall time of each, JSON kept; the first one
+#      recorded, as the replay fixture),
+#   2. one report while build/gpu_load streams 4 GiB on all SMs,
+#   3. two reports at once on the same GPU,
+# and prints a summary.  Usage: bench/device_check.sh OUTDIR [idle runs]
+set -uo pipefail
+out=${1:?outdir}; runs=${2:-5}
+mkdir -p "$out"
+nvidia-smi -L
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+make -j16 CUDA_ARCHS_WANTED="$arch" JANSSON_PREFIX="$PWD/.carry/root/usr" build/memtopo build/gpu_load \
+  >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+rec=$(mktemp -d)/rec
+for i in $(seq 1 "$runs"); do
+  extra=(); [ "$i" = 1 ] && extra=(--record "$rec")
+  s=$(date +%s%N)
+  ./build/memtopo --json "$out/idle$i.json" "${extra[@]}" >"$out/idle$i.txt" 2>>"$out/log.txt"
+  echo "idle run $i: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+done
+tar -C "$(dirname "$rec")" -cJf "$out/rec.tar.xz" rec
+# 2. a memory-bound neighbour
+./build/gpu_load 4096 20 >"$out/load.txt" 2>&1 & lp=$!
+sleep 2
+s=$(date +%s%N)
+./build/memtopo --json "$out/loaded.json" >"$out/loaded.txt" 2>"$out/loaded.err"
+echo "loaded run: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null
+# 3. two at once
+./build/memtopo --json "$out/twin1.json" >"$out/twin1.txt" 2>"$out/twin1.err" & a=$!
+./build/memtopo --json "$out/twin2.json" >"$out/twin2.txt" 2>"$out/twin2.err" & b=$!
+wait "$a"; echo "twin 1: rc=$?" | tee -a "$out/log.txt"
+wait "$b"; echo "twin 2: rc=$?" | tee -a "$out/log.txt"
+sed -n '10,24p' "$out/idle1.txt"
+cat "$out/loaded.err" | head -5
