@@ -41,6 +41,14 @@ typedef struct {
      * the longest MT_KIND_SEQUENCE index list. */
     int concurrent_experiments;
     uint32_t max_sequence;
+    /* Other processes holding a context on this GPU when it was opened (the
+     * cuda backend asks NVML, loaded at run time; the sim states its
+     * [tenant]'s pids): -1 unknown (no NVML), else the count, with up to a
+     * few of them as "pid name" items, comma-separated.  A cause of doubt,
+     * not proof of disturbance: a monitoring agent holds a context without
+     * loading the GPU (src/probes/interference.c). */
+    int other_processes;
+    char other_process_list[160];
 } mt_device_info;
 
 #endif

@@ -45,6 +45,8 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         return mt_fail(ei, MT_ERR_DEVICE,
                        "simulated device fault after %d batches (fail_after_batches in %s)",
                        s->batches, s->spec.source[0] ? s->spec.source : "the spec");
+    /* The [tenant] follows the batch counter (docs/spec-format.md). */
+    mt_sim_engine_set_tenant(s->eng, mt_sim_tenant_active(&s->spec.tenant, s->batches));
     s->batches++;
     for (size_t i = 0; i < n; i++) {
         mt_errinfo sub;

@@ -9,11 +9,11 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 3)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 4)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
-typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED } sec_kind;
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT } sec_kind;
 
 typedef struct {
     char key[32];
@@ -70,5 +70,9 @@ int mt_sp_is_pow2(uint64_t v);
 /* base and base.<path> into lat[] (overrides only for paths in allowed_paths). */
 mt_err mt_sp_latencies(pctx *c, const section *s, const char *base, int required,
                        unsigned allowed_paths, double *lat, double *base_out, int *present);
+
+/* [tenant] (spec_tenant.c). */
+mt_err mt_sp_read_tenant(pctx *c, const section *s, mt_sim_tenant_spec *t);
+extern const char *const mt_sp_tenant_keys[];
 
 #endif
