@@ -45,7 +45,7 @@ static void iqm_is_continuous_between_two_classes(void **state)
 
 static mt_reference ref(double l2, double dram, double clk)
 {
-    mt_reference r = {l2, dram, clk};
+    mt_reference r = {l2, dram, clk, -1};
     return r;
 }
 
@@ -95,6 +95,21 @@ static void clock_change_is_a_cause(void **state)
     assert_int_equal(v.causes, 0);
 }
 
+static void busy_neighbour_is_a_cause(void **state)
+{
+    (void)state;
+    /* Same latencies (a neighbour there from the start), but the driver
+     * saw it working. */
+    mt_reference base = ref(567, 900, 0), now = ref(567, 900, 0);
+    mt_ref_verdict v;
+    now.busy_others = 1;
+    assert_int_equal(mt_reference_compare(&base, &now, &v), MT_OK);
+    assert_int_equal(v.causes, MT_DISTURB_BUSY);
+    now.busy_others = 0;
+    assert_int_equal(mt_reference_compare(&base, &now, &v), MT_OK);
+    assert_int_equal(v.causes, 0);
+}
+
 static void least_takes_the_minimum(void **state)
 {
     (void)state;
@@ -116,6 +131,7 @@ int main(void)
         cmocka_unit_test(rise_beyond_threshold_is_disturbed),
         cmocka_unit_test(small_changes_and_drops_are_not),
         cmocka_unit_test(clock_change_is_a_cause),
+        cmocka_unit_test(busy_neighbour_is_a_cause),
         cmocka_unit_test(least_takes_the_minimum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,7 @@ mt_reference mt_reference_least(const mt_reference *a, const mt_reference *b)
     r.dram = least(a->dram, b->dram);
     if (r.clock_mhz <= 0)
         r.clock_mhz = b->clock_mhz;
+    r.busy_others = 0; /* the least disturbed state: nobody busy */
     return r;
 }
 
@@ -66,6 +67,9 @@ mt_err mt_reference_compare(const mt_reference *base, const mt_reference *now,
     out->dram_base = base->dram;
     out->clock_mhz = now->clock_mhz;
     out->clock_base_mhz = base->clock_mhz;
+    out->busy_others = now->busy_others;
+    if (now->busy_others > 0)
+        out->causes |= MT_DISTURB_BUSY;
     if (rose(base->l2, now->l2))
         out->causes |= MT_DISTURB_L2;
     if (rose(base->dram, now->dram))

@@ -35,6 +35,7 @@
 typedef struct {
     double l2, dram;
     double clock_mhz;
+    int busy_others; /* other processes busy on the GPU then (driver's sample); -1 unknown */
 } mt_reference;
 
 /* Mean of the middle half of x (the samples between the 25% and 75%
@@ -51,7 +52,8 @@ typedef enum {
     MT_DISTURB_NONE = 0,
     MT_DISTURB_L2 = 1u << 0,    /* L2-resident chase slower */
     MT_DISTURB_DRAM = 1u << 1,  /* DRAM chase slower */
-    MT_DISTURB_CLOCK = 1u << 2  /* SM clock changed */
+    MT_DISTURB_CLOCK = 1u << 2, /* SM clock changed */
+    MT_DISTURB_BUSY = 1u << 3   /* the driver saw another process using the GPU */
 } mt_disturb_cause;
 
 typedef struct {
@@ -59,9 +61,13 @@ typedef struct {
     double l2, l2_base;         /* the values compared (NAN when not measured) */
     double dram, dram_base;
     double clock_mhz, clock_base_mhz;
+    int busy_others;
 } mt_ref_verdict;
 
-/* Compares `now` with `base` using the thresholds above. */
+/* Compares `now` with `base` using the thresholds above; a busy neighbour
+ * in `now` (busy_others > 0) is a cause whatever the latencies say: one
+ * that loads the GPU during the whole run raises every reference alike, so
+ * no comparison of references could show it. */
 mt_err mt_reference_compare(const mt_reference *base, const mt_reference *now,
                             mt_ref_verdict *out);
 

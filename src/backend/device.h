@@ -49,6 +49,11 @@ typedef struct {
      * loading the GPU (src/probes/interference.c). */
     int other_processes;
     char other_process_list[160];
+    /* Of those, how many used the GPU's SMs or memory in the driver's
+     * latest utilization sample (-1 unknown).  Backends refresh it at every
+     * get_info, so the interference checks can ask it again at each
+     * reference measurement: a busy neighbour is a cause, not just doubt. */
+    int other_busy;
 } mt_device_info;
 
 #endif

@@ -21,7 +21,12 @@ typedef struct {
 static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 {
     (void)ei;
-    *out = ((sim_impl *)b->impl)->info;
+    sim_impl *s = b->impl;
+    *out = s->info;
+    /* As NVML's utilization sample would: the [tenant]'s processes are
+     * busy when it was active in the latest batch. */
+    int last = s->batches > 0 ? s->batches - 1 : 0;
+    out->other_busy = mt_sim_tenant_active(&s->spec.tenant, last) ? s->spec.tenant.n_pids : 0;
     return MT_OK;
 }
 

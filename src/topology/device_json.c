@@ -63,6 +63,7 @@ static const field fields[] = {
      * lack them: the count then reads as -1 (unknown). */
     {"other_processes", F_INT, offsetof(mt_device_info, other_processes), 0, OPT_UNKNOWN},
     FSO("other_process_list", other_process_list),
+    {"other_busy", F_INT, offsetof(mt_device_info, other_busy), 0, OPT_UNKNOWN},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 #define PATH_LIMITS_KEY "path_limit_bytes"
