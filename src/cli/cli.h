@@ -39,4 +39,9 @@ const char *mt_cli_hint(mt_err e, const mt_cli *o);
 /* Runs the tool as main() would; returns the process exit code. */
 int mt_cli_main(int argc, char **argv);
 
+/* Exit code of a run whose report was written in full but is degraded:
+ * the interference checks found measurements disturbed by another workload
+ * or a clock change even after re-running them (README, "Exit codes"). */
+#define MT_EXIT_DEGRADED 6
+
 #endif

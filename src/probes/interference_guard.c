@@ -84,10 +84,41 @@ static void degrade(mt_probe_ctx *c, mt_guard *g, size_t i, const char *why)
     mt_provenance_add_disturbed(&c->topo->prov, "probe %s: %s", g->probe[i]->name, why);
 }
 
+static mt_err watch_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
+{
+    return mt_backend_info(((mt_guard_watch *)b->impl)->inner, out, ei);
+}
+
+static mt_err watch_run(mt_backend *b, const mt_experiment *e, size_t n, mt_result *out,
+                        mt_errinfo *ei)
+{
+    mt_guard_watch *w = b->impl;
+    mt_err err = mt_backend_run(w->inner, e, n, out, ei);
+    mt_device_info d;
+    if (err == MT_OK && mt_backend_info(w->inner, &d, NULL) == MT_OK && d.other_busy > w->busy_max)
+        w->busy_max = d.other_busy;
+    return err;
+}
+
 mt_err mt_guard_begin(mt_probe_ctx *c, mt_guard *g)
 {
     memset(g, 0, sizeof *g);
+    mt_guard_watch *w = &g->watch;
+    w->inner = c->be;
+    w->ops = *c->be->ops;
+    w->ops.get_info = watch_info;
+    w->ops.run_batch = watch_run;
+    w->ops.destroy = NULL; /* never destroyed: mt_guard_end hands the real one back */
+    w->base.ops = &w->ops;
+    w->base.impl = w;
+    c->be = &w->base;
     return mt_interference_begin(c, &g->it);
+}
+
+void mt_guard_end(mt_probe_ctx *c, mt_guard *g)
+{
+    if (c->be == &g->watch.base)
+        c->be = g->watch.inner;
 }
 
 mt_err mt_guard_run(mt_probe_ctx *c, mt_guard *g, const mt_probe_desc *d, mt_probe_run_fn run)
@@ -101,12 +132,17 @@ mt_err mt_guard_run(mt_probe_ctx *c, mt_guard *g, const mt_probe_desc *d, mt_pro
     mt_ref_verdict v = {0};
     int attempt = 0;
     for (;; attempt++) {
+        g->watch.busy_max = 0;
         mt_err err = run(c, d);
         if (err == MT_OK)
             err = mt_interference_end_window(c, &g->it, &g->start[i], &g->end[i]);
         if (err != MT_OK)
             return err;
         v = mt_interference_judge(&g->it, &g->start[i], &g->end[i]);
+        if (g->watch.busy_max > 0) { /* seen between the references */
+            v.causes |= MT_DISTURB_BUSY;
+            v.busy_others = v.busy_others > g->watch.busy_max ? v.busy_others : g->watch.busy_max;
+        }
         if (!v.causes || attempt == MT_INTERFERE_MAX_RERUNS)
             break;
         mt_progress(c, "disturbed (another workload?): re-measuring");

@@ -12,8 +12,20 @@
 
 #define MT_GUARD_MAX_IDS 160
 
+/* A backend in front of the real one that asks the device, after every
+ * batch, how many other processes are busy (NVML's sample: a function
+ * call, no GPU work), so a neighbour that comes and goes inside a probe's
+ * window is seen even when the references at its ends are clean. */
+typedef struct {
+    mt_backend base;
+    mt_backend_ops ops;
+    mt_backend *inner;
+    int busy_max; /* most busy processes seen since the last reset */
+} mt_guard_watch;
+
 typedef struct {
     mt_interference it;
+    mt_guard_watch watch;
     /* Every guarded probe's window, in run order, for the final re-check. */
     const mt_probe_desc *probe[MT_MAX_PROBES];
     mt_reference start[MT_MAX_PROBES], end[MT_MAX_PROBES];
@@ -26,8 +38,11 @@ typedef struct {
 
 typedef mt_err (*mt_probe_run_fn)(mt_probe_ctx *c, const mt_probe_desc *d);
 
-/* Takes the first reference (before any probe). */
+/* Puts the watch in front of c->be and takes the first reference (before
+ * any probe).  c->be stays the watch until mt_guard_end. */
 mt_err mt_guard_begin(mt_probe_ctx *c, mt_guard *g);
+/* Gives c->be back. */
+void mt_guard_end(mt_probe_ctx *c, mt_guard *g);
 
 /* Runs probe d through run, re-running it up to MT_INTERFERE_MAX_RERUNS
  * times while its window is disturbed; degrades it if it stays so, or if

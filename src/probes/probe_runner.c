@@ -327,6 +327,7 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
             err = (*d)->derive(topo, ei);
             mt_guard_derived(&c, g, *d);
         }
+    mt_guard_end(&c, g);
     free(g);
     topo->total_seconds = now_s() - t0;
     return err;
