@@ -203,4 +203,9 @@ $(B)/cuda_selftest: tools/cuda_selftest.c $(B)/libmt_backend.a $(B)/libmt_core.a
 	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(B)/libmt_backend.a $(B)/libmt_core.a -lm $(CUDA_LIBS)
 cuda-selftest: $(B)/cuda_selftest
 .PHONY: cuda-selftest
+# A memory-bound neighbour for the interference checks on a real GPU:
+#   build/gpu_load 4096 30 & build/memtopo
+$(B)/gpu_load: tools/gpu_load.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $<
 endif
