@@ -147,7 +147,7 @@ TEST_LIBS_analysis  := analysis core
 TEST_LIBS_core      := core
 TEST_LIBS_backend   := backend core
 TEST_LIBS_topology  := topology backend core
-TEST_LIBS_sim       := sim backend core
+TEST_LIBS_sim       := sim analysis backend core
 TEST_LIBS_report    := report topology analysis backend core
 TEST_LIBS_recording := recording report sim topology analysis backend core
 TEST_LIBS_cuda      := backend core
@@ -158,6 +158,7 @@ TEST_LIBS_e2e       := cli probes recording report sim topology analysis backend
 TEST_LIBS_cli       := cli probes recording report sim topology analysis backend core
 # Tests that open backends by name link the (sanitized, CUDA-free) registry.
 TEST_EXTRA_test_e2e_presets := $(SREG_OBJ)
+TEST_EXTRA_test_e2e_interference := $(SREG_OBJ)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 test_module = $(word 2,$(subst _, ,$(notdir $(1))))
@@ -205,4 +206,9 @@ $(B)/cuda_selftest: tools/cuda_selftest.c $(B)/libmt_backend.a $(B)/libmt_core.a
 	$(CC) $(CFLAGS) -Isrc -o $@ $< $(CUDA_OBJ) $(B)/libmt_backend.a $(B)/libmt_core.a -lm $(CUDA_LIBS)
 cuda-selftest: $(B)/cuda_selftest
 .PHONY: cuda-selftest
+# A memory-bound neighbour for the interference checks on a real GPU:
+#   build/gpu_load 4096 30 & build/memtopo
+$(B)/gpu_load: tools/gpu_load.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -o $@ $<
 endif

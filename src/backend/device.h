@@ -41,6 +41,19 @@ typedef struct {
      * the longest MT_KIND_SEQUENCE index list. */
     int concurrent_experiments;
     uint32_t max_sequence;
+    /* Other processes holding a context on this GPU when it was opened (the
+     * cuda backend asks NVML, loaded at run time; the sim states its
+     * [tenant]'s pids): -1 unknown (no NVML), else the count, with up to a
+     * few of them as "pid name" items, comma-separated.  A cause of doubt,
+     * not proof of disturbance: a monitoring agent holds a context without
+     * loading the GPU (src/probes/interference.c). */
+    int other_processes;
+    char other_process_list[160];
+    /* Of those, how many used the GPU's SMs or memory in the driver's
+     * latest utilization sample (-1 unknown).  Backends refresh it at every
+     * get_info, so the interference checks can ask it again at each
+     * reference measurement: a busy neighbour is a cause, not just doubt. */
+    int other_busy;
 } mt_device_info;
 
 #endif

@@ -44,4 +44,9 @@ volatile sig_atomic_t *mt_cli_signals_install(void);
 /* Runs the tool as main() would; returns the process exit code. */
 int mt_cli_main(int argc, char **argv);
 
+/* Exit code of a run whose report was written in full but is degraded:
+ * the interference checks found measurements disturbed by another workload
+ * or a clock change even after re-running them (README, "Exit codes"). */
+#define MT_EXIT_DEGRADED 6
+
 #endif

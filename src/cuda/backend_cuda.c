@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuda_impl.h"
+#include "nvml_procs.h"
 
 _Static_assert((int)MT_CUDA_KERNEL_A == (int)MTK_KERNEL_A && (int)MT_CUDA_KERNEL_B == (int)MTK_KERNEL_B &&
                    (int)MT_CUDA_KERNEL_SEQ_A == (int)MTK_KERNEL_SEQ_A &&
@@ -36,6 +37,7 @@ static void cuda_destroy(mt_backend *b)
         if (!im->broken)
             mtc_buffers_free_device(im);
         mtc_buffers_free_host(im);
+        mtc_nvml_close(im->nvml);
         free(im);
     }
     free(b);
@@ -84,6 +86,14 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     }
     if ((rc = mtc_query_device(im, ei)) != MT_OK)
         goto out;
+    {
+        /* NVML knows devices by PCI bus id (CUDA's ordinals can differ
+         * from NVML's under CUDA_VISIBLE_DEVICES). */
+        char pci[32];
+        if (cudaDeviceGetPCIBusId(pci, (int)sizeof pci, device) == cudaSuccess)
+            im->nvml = mtc_nvml_open(pci);
+        mtc_nvml_query(im->nvml, &im->info);
+    }
     if ((rc = mtc_buffers_alloc(im, ei)) != MT_OK)
         goto out;
     *out = b;
@@ -163,6 +173,9 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 {
     (void)ei;
     cuda_impl *im = b->impl;
+    /* Asked again each time: the interference checks call this at every
+     * reference measurement to see who else is busy on the GPU now. */
+    mtc_nvml_query(im->nvml, &im->info);
     *out = im->info;
     return MT_OK;
 }

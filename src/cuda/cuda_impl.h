@@ -75,6 +75,7 @@ typedef struct {
     mt_cuda_stats stats;
     double watchdog_s; /* > 0: fixed host watchdog (mt_cuda_set_watchdog) */
     int broken;        /* a launch outlived the watchdog: refuse further work */
+    struct mtc_nvml *nvml; /* other processes on the GPU (nvml_procs.c); NULL: unknown */
 } cuda_impl;
 
 /* Maps a CUDA error to an mt_err with a message naming the call and

@@ -1,9 +1,11 @@
 /* The probe runner: finds the probes in the registry, orders them from
  * their declared requirements, runs them, then runs the derivations. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "interference_guard.h"
 #include "probe_internal.h"
 
 const mt_probe_desc *mt_probe_find(const char *name)
@@ -254,11 +256,19 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
         }
     }
     mt_topology *t = c->topo;
-    if (t->n_times < MT_MAX_PROBE_TIMES) {
-        mt_probe_time *pt = &t->times[t->n_times++];
+    /* A probe re-run after a disturbance (interference_guard.c) adds to
+     * its row: the timing says what the probe cost in all. */
+    mt_probe_time *pt = NULL;
+    for (int i = 0; i < t->n_times && !pt; i++)
+        if (strcmp(t->times[i].probe, d->name) == 0)
+            pt = &t->times[i];
+    if (!pt && t->n_times < MT_MAX_PROBE_TIMES) {
+        pt = &t->times[t->n_times++];
         snprintf(pt->probe, sizeof pt->probe, "%s", d->name);
-        pt->seconds = now_s() - t0;
-        pt->experiments = c->experiments;
+    }
+    if (pt) {
+        pt->seconds += now_s() - t0;
+        pt->experiments += c->experiments;
     }
     t->total_experiments += c->experiments;
     c->desc = NULL;
@@ -301,11 +311,24 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
     c.dev = topo->dev;
     note_thresholds(&c);
     double t0 = now_s();
+    /* Interference checks (issue 7): a reference measurement before the
+     * first probe and after each one; disturbed probes are re-run, and
+     * what stays disturbed is degraded. */
+    mt_guard *g = calloc(1, sizeof *g);
+    if (!g)
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for the interference checks");
+    err = mt_guard_begin(&c, g);
     for (size_t i = 0; err == MT_OK && i < n; i++)
-        err = run_one(&c, order[i]);
+        err = mt_guard_run(&c, g, order[i], run_one);
+    if (err == MT_OK)
+        mt_guard_recheck(&c, g);
     for (const mt_derivation_desc *const *d = mt_derivation_registry; err == MT_OK && *d; d++)
-        if (all_present(topo, (*d)->requires))
+        if (all_present(topo, (*d)->requires)) {
             err = (*d)->derive(topo, ei);
+            mt_guard_derived(&c, g, *d);
+        }
+    mt_guard_end(&c, g);
+    free(g);
     topo->total_seconds = now_s() - t0;
     return err;
 }

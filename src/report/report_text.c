@@ -14,6 +14,8 @@
 /* Prints text wrapped at TEXT_WIDTH: the first line continues a lead the
  * caller already printed (`col` columns wide), continuation lines are
  * indented by `indent`.  Always ends the line. */
+static void interference_lines(FILE *out, const mt_topology *t);
+
 static void wrap(FILE *out, int col, int indent, const char *text)
 {
     const char *p = text;
@@ -111,6 +113,32 @@ static void header(const mt_topology *t, FILE *out)
         /* A partial run: say so before any number is read as complete. */
         fprintf(out, "  %-15s ", t->prov.interrupted ? "INTERRUPTED" : "STOPPED EARLY");
         wrap(out, 18, 18, t->prov.error);
+    }
+    interference_lines(out, t);
+}
+
+/* Other processes on the GPU (a cause of doubt) and, for a degraded report,
+ * every cause, before any number is read (issue 7). */
+static void interference_lines(FILE *out, const mt_topology *t)
+{
+    const mt_device_info *d = &t->dev;
+    if (d->other_processes > 0) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%d other process%s on this GPU (%s)%s", d->other_processes,
+                 d->other_processes == 1 ? "" : "es", d->other_process_list,
+                 d->other_busy > 0 ? ", busy when memtopo started" : "");
+        fprintf(out, "  %-15s ", "Other processes");
+        wrap(out, 18, 18, buf);
+    }
+    int n = t->prov.n_disturbed < MT_MAX_DISTURBED ? t->prov.n_disturbed : MT_MAX_DISTURBED;
+    if (n > 0) {
+        fprintf(out, "  %-15s ", "DISTURBED");
+        wrap(out, 18, 18, "this report is degraded: findings measured while the GPU was "
+                          "disturbed have confidence < 0.5");
+    }
+    for (int i = 0; i < n; i++) {
+        fprintf(out, "  %-15s ", "");
+        wrap(out, 18, 18, t->prov.disturbed[i]);
     }
 }
 

@@ -22,7 +22,12 @@ typedef struct {
 static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 {
     (void)ei;
-    *out = ((sim_impl *)b->impl)->info;
+    sim_impl *s = b->impl;
+    *out = s->info;
+    /* As NVML's utilization sample would: the [tenant]'s processes are
+     * busy when it was active in the latest batch. */
+    int last = s->batches > 0 ? s->batches - 1 : 0;
+    out->other_busy = mt_sim_tenant_active(&s->spec.tenant, last) ? s->spec.tenant.n_pids : 0;
     return MT_OK;
 }
 
@@ -46,6 +51,8 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         return mt_fail(ei, MT_ERR_DEVICE,
                        "simulated device fault after %d batches (fail_after_batches in %s)",
                        s->batches, s->spec.source[0] ? s->spec.source : "the spec");
+    /* The [tenant] follows the batch counter (docs/spec-format.md). */
+    mt_sim_engine_set_tenant(s->eng, mt_sim_tenant_active(&s->spec.tenant, s->batches));
     s->batches++;
     for (size_t i = 0; i < n; i++) {
         mt_errinfo sub;

@@ -18,7 +18,13 @@ struct mt_sim_engine {
     /* Per backend path: cache indices from the SM outwards, L2 last. */
     int route[MT_PATH_COUNT][MAX_ROUTE];
     int route_len[MT_PATH_COUNT];
+    int tenant_active; /* the [tenant] disturbs the current batch */
 };
+
+void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active)
+{
+    eng->tenant_active = active && eng->spec.tenant.present;
+}
 
 /* The logical path (spec "serves" name) of a backend path; -1 for shared and none. */
 static int lpath_of(mt_path p)
@@ -93,8 +99,18 @@ static double gauss(mt_rng *r)
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2) /* 2 pi */;
 }
 
+/* The [tenant] during one experiment: its own RNG (so our loads' noise
+ * draws stay what they are without it), how many of our loads it has seen,
+ * and where its stream of lines has got to. */
+typedef struct {
+    const mt_sim_tenant_spec *t;
+    mt_rng rng;
+    uint64_t loads, stream;
+} tenant_ctx;
+
 /* One chain's view of the hierarchy during an experiment. */
 typedef struct {
+    tenant_ctx *ten;          /* NULL when no tenant is active */
     const mt_chain *chain;
     int lp;                   /* logical path, -1 for shared / none */
     int n;                    /* caches on the route; level n = DRAM (or shared) */
@@ -251,6 +267,25 @@ static uint64_t part_hash(uint64_t line)
     return mt_rng_next(&r);
 }
 
+/* The tenant's share of one of our loads (docs/spec-format.md): queueing
+ * latency on loads the L2 or DRAM serve, never negative; and every
+ * evict_every loads, evict_lines lines of its own stream into our L2. */
+static void tenant_load(chain_ctx *cc, int d, double *lat)
+{
+    tenant_ctx *tn = cc->ten;
+    const mt_sim_tenant_spec *t = tn->t;
+    double add = d == cc->l2_level ? t->l2_latency : d == cc->n ? t->dram_latency : 0;
+    if (add > 0) {
+        add += t->jitter > 0 ? t->jitter * gauss(&tn->rng) : 0;
+        *lat += add > 0 ? add : 0;
+    }
+    if (t->evict_every && cc->l2_level >= 0 && ++tn->loads % t->evict_every == 0)
+        for (uint32_t i = 0; i < t->evict_lines; i++, tn->stream++)
+            mt_cache_access(cc->lv[cc->l2_level],
+                            MT_SIM_TENANT_SPACE + (tn->stream << cc->l2_line_shift), &tn->rng,
+                            NULL);
+}
+
 /* One load of the current element; returns the serving level and its
  * latency, then advances the chain. */
 static int one_load(chain_ctx *cc, mt_rng *rng, double *lat)
@@ -267,6 +302,8 @@ static int one_load(chain_ctx *cc, mt_rng *rng, double *lat)
     if (d == cc->l2_level && cc->partitions > 1 &&
         part_hash(addr >> cc->l2_line_shift) % cc->partitions != cc->my_partition)
         *lat = cc->far[d];
+    if (cc->ten && cc->lp >= 0)
+        tenant_load(cc, d, lat);
     return d;
 }
 
@@ -372,8 +409,12 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
         if (!out->cycles[i])
             err = mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", per);
     }
+    tenant_ctx ten = {.t = &eng->spec.tenant};
     if (!err) {
         mt_rng rng = {.s = mt_sim_experiment_seed(eng->spec.seed, e)};
+        ten.rng.s = mt_hash_mix(rng.s, 0x74656e616e74ull); /* "tenant" */
+        for (int i = 0; i < e->n_chains && eng->tenant_active; i++)
+            cc[i].ten = &ten;
         if (seq) {
             /* backend.h, mt_sequence: the untimed entries only change the
              * caches' state; the timed ones are measured like chase loads. */

@@ -18,6 +18,9 @@
  * never aliases global data in the shared L2. */
 #define MT_SIM_CONST_SPACE (1ull << 48)
 
+/* Address-space tag of the [tenant]'s own data: it never aliases ours. */
+#define MT_SIM_TENANT_SPACE (1ull << 49)
+
 typedef struct mt_sim_engine mt_sim_engine;
 
 mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinfo *ei);
@@ -32,6 +35,12 @@ void mt_sim_engine_free(mt_sim_engine *eng);
  * kinds: MT_ERR_UNSUPPORTED.  On failure *out holds nothing to free. */
 mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
                          mt_errinfo *ei);
+
+/* Whether the spec's [tenant] disturbs the experiments run from now on
+ * (the backend decides per batch: mt_sim_tenant_active).  While it does,
+ * loads served by the L2 or DRAM get its added latency and it streams its
+ * own lines through the L2 (docs/spec-format.md). */
+void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active);
 
 /* Seed of an experiment's RNG (exposed for tests). */
 uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e);

@@ -81,6 +81,25 @@ typedef struct {
     double noise;
 } mt_sim_level_spec;
 
+/* [tenant]: another workload sharing the simulated GPU (docs/spec-format.md,
+ * "The interfering tenant").  Its activity follows the backend's batch
+ * counter, so a probe that is re-measured later may find it gone. */
+#define MT_SIM_MAX_TENANT_PIDS 8
+typedef struct {
+    int present;            /* a [tenant] section was given */
+    int start_batch;        /* first batch (0-based) it can be active in */
+    int stop_batch;         /* first batch it is gone again; 0 = never leaves */
+    int period;             /* duty cycle in batches; 0 = active throughout */
+    int active_batches;     /* of each period, the first this many batches */
+    double l2_latency;      /* cycles added to a load served by the L2 (queueing) */
+    double dram_latency;    /* cycles added to a load served by DRAM */
+    double jitter;          /* Gaussian stddev of those added cycles */
+    uint32_t evict_every;   /* every this many of our loads it streams ... */
+    uint32_t evict_lines;   /* ... this many lines of its own through our L2 partition */
+    int n_pids;             /* processes the device reports besides us */
+    int pids[MT_SIM_MAX_TENANT_PIDS];
+} mt_sim_tenant_spec;
+
 typedef struct {
     /* [device] */
     char name[128];
@@ -112,6 +131,7 @@ typedef struct {
     /* [dram], [shared] */
     mt_sim_level_spec dram;
     mt_sim_level_spec shared;
+    mt_sim_tenant_spec tenant; /* [tenant], optional */
     char source[256];       /* file name used in messages */
 } mt_sim_spec;
 
@@ -143,6 +163,9 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *out);
 /* The sim's limit of the global paths (ca, cg, nc): half of global_mem,
  * at most 4 GiB. */
 uint64_t mt_sim_global_path_limit(const mt_sim_spec *s);
+/* 1 when the tenant is active during batch `batch` (0-based count of the
+ * batches the backend ran before this one); 0 without a tenant. */
+int mt_sim_tenant_active(const mt_sim_tenant_spec *t, int batch);
 
 /* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */
 const char *mt_sim_lpath_name(mt_sim_lpath p);

@@ -9,11 +9,11 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 3)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 4)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
-typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED } sec_kind;
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT } sec_kind;
 
 typedef struct {
     char key[32];
@@ -79,5 +79,8 @@ mt_err mt_sp_latencies(pctx *c, const section *s, const char *base, int required
 /* Pass 3 (spec_measurable.c): rules across keys and sections that keep a
  * parsed spec measurable and its run short; errors point at the key. */
 mt_err mt_sp_check_measurable(pctx *c, const mt_sim_spec *o);
+/* [tenant] (spec_tenant.c). */
+mt_err mt_sp_read_tenant(pctx *c, const section *s, mt_sim_tenant_spec *t);
+extern const char *const mt_sp_tenant_keys[];
 
 #endif

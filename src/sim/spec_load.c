@@ -154,4 +154,11 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
      * size batches for the sim as for real hardware. */
     d->concurrent_experiments = s->sm_count;
     d->max_sequence = MT_SIM_MAX_SEQUENCE;
+    /* The sim knows who else runs on it: its [tenant]'s processes. */
+    d->other_processes = s->tenant.n_pids;
+    d->other_busy = 0; /* before any batch; backend_sim.c updates it per batch */
+    size_t len = 0;
+    for (int i = 0; i < s->tenant.n_pids && len < sizeof d->other_process_list; i++)
+        len += (size_t)snprintf(d->other_process_list + len, sizeof d->other_process_list - len,
+                                "%s%d sim-tenant", i ? ", " : "", s->tenant.pids[i]);
 }

@@ -35,6 +35,7 @@ const char *mt_sp_title(const section *s, char *buf, size_t cap)
     case SEC_CACHE: snprintf(buf, cap, "[cache %s]", s->name); break;
     case SEC_DRAM: snprintf(buf, cap, "[dram]"); break;
     case SEC_SHARED: snprintf(buf, cap, "[shared]"); break;
+    case SEC_TENANT: snprintf(buf, cap, "[tenant]"); break;
     }
     return buf;
 }
@@ -56,6 +57,7 @@ static int key_known(sec_kind k, const char *key)
     const char *const *list = k == SEC_DEVICE ? device_keys
                               : k == SEC_CACHE ? cache_keys
                               : k == SEC_DRAM  ? dram_keys
+                              : k == SEC_TENANT ? mt_sp_tenant_keys
                                                : shared_keys;
     char base[32];
     snprintf(base, sizeof base, "%s", key);
@@ -65,7 +67,7 @@ static int key_known(sec_kind k, const char *key)
         const char *suffix = dot + 1;
         int ok_base = strcmp(base, "latency") == 0 ||
                       (k == SEC_CACHE && strcmp(base, "far_latency") == 0);
-        if (!ok_base || k == SEC_SHARED)
+        if (!ok_base || k == SEC_SHARED || k == SEC_TENANT)
             return 0;
         int ok_suffix = 0;
         for (int p = 0; p < MT_SIM_LP_COUNT; p++)
@@ -125,9 +127,12 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         s.kind = SEC_DRAM;
     } else if (strcmp(tok1, "shared") == 0) {
         s.kind = SEC_SHARED;
+    } else if (strcmp(tok1, "tenant") == 0) {
+        s.kind = SEC_TENANT;
     } else {
         return mt_sp_err(c, line,
-                    "unknown section [%s] (expected [device], [cache NAME], [dram] or [shared])",
+                    "unknown section [%s] (expected [device], [cache NAME], [dram], [shared] or "
+                    "[tenant])",
                     tok1);
     }
     for (int i = 0; i < c->n_sec; i++) {

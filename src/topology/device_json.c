@@ -15,8 +15,10 @@ typedef struct {
     field_type type;
     size_t off;
     size_t size;  /* F_STR: buffer size */
-    int optional; /* added after recordings were made: absent reads as 0 */
+    int optional; /* added after recordings were made: absent reads as 0,
+                     or as -1 ("unknown") with OPT_UNKNOWN (F_INT only) */
 } field;
+#define OPT_UNKNOWN 2
 
 #define FS(k, m) {k, F_STR, offsetof(mt_device_info, m), sizeof(((mt_device_info *)0)->m), 0}
 #define FI(k, m) {k, F_INT, offsetof(mt_device_info, m), 0, 0}
@@ -25,6 +27,7 @@ typedef struct {
 /* Optional on reading (written always). */
 #define FIO(k, m) {k, F_INT, offsetof(mt_device_info, m), 0, 1}
 #define FUO(k, m) {k, F_U32, offsetof(mt_device_info, m), 0, 1}
+#define FSO(k, m) {k, F_STR, offsetof(mt_device_info, m), sizeof(((mt_device_info *)0)->m), 1}
 
 static const field fields[] = {
     FS("name", name),
@@ -56,6 +59,11 @@ static const field fields[] = {
     /* Since the backend interface v2; the H100 fixture's manifest predates them. */
     FIO("concurrent_experiments", concurrent_experiments),
     FUO("max_sequence", max_sequence),
+    /* Since the interference checks (issue 7); older recordings and reports
+     * lack them: the count then reads as -1 (unknown). */
+    {"other_processes", F_INT, offsetof(mt_device_info, other_processes), 0, OPT_UNKNOWN},
+    FSO("other_process_list", other_process_list),
+    {"other_busy", F_INT, offsetof(mt_device_info, other_busy), 0, OPT_UNKNOWN},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 #define PATH_LIMITS_KEY "path_limit_bytes"
@@ -117,8 +125,11 @@ mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx
     for (size_t i = 0; i < N_FIELDS; i++) {
         const field *f = &fields[i];
         const json_t *v = json_object_get(obj, f->key);
-        if (!v && f->optional)
-            continue; /* stays 0 */
+        if (!v && f->optional) {
+            if (f->optional == OPT_UNKNOWN)
+                *(int *)(base + f->off) = -1; /* not asked then: unknown, not "none" */
+            continue; /* else stays 0 */
+        }
         if (!v)
             return mt_fail(ei, MT_ERR_JSON, "%s: missing \"%s\"", ctx, f->key);
         long long x = 0;

@@ -96,6 +96,8 @@ typedef struct {
     unsigned experiments;
 } mt_probe_time;
 
+#define MT_MAX_DISTURBED 8
+#define MT_DISTURBED_LEN 240
 typedef struct {
     char tool_version[32];
     char command_line[512];
@@ -105,7 +107,19 @@ typedef struct {
     char error[384];         /* non-empty when the run stopped early: what failed */
     char probes_missing[256];/* requested probes a replayed recording lacks, comma-separated */
     bool interrupted;        /* a signal stopped the run (error says which): results are partial */
+    /* Why this report is degraded (issue 7): one line per cause, e.g. a
+     * probe whose reference measurements stayed disturbed after re-running
+     * it; its findings carry confidence < 0.5.  n_disturbed == 0: the
+     * reference measurements saw nothing (or were not taken: replay of a
+     * recording made without them). */
+    char disturbed[MT_MAX_DISTURBED][MT_DISTURBED_LEN];
+    int n_disturbed;
 } mt_provenance;
+
+/* Adds a cause to prov.disturbed (beyond MT_MAX_DISTURBED the last line
+ * says how many more there were). */
+void mt_provenance_add_disturbed(mt_provenance *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 typedef struct {
     mt_device_info dev;

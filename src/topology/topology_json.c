@@ -269,6 +269,18 @@ static json_t *probe_list(builder *b, const char *s, size_t size)
     return members(b, s, size, "probes_missing");
 }
 
+/* The causes of a degraded report as an array; null when there are none. */
+static json_t *disturbed_list(builder *b, const mt_provenance *p)
+{
+    if (p->n_disturbed <= 0)
+        return json_null();
+    json_t *arr = json_array();
+    int n = p->n_disturbed < MT_MAX_DISTURBED ? p->n_disturbed : MT_MAX_DISTURBED;
+    for (int i = 0; i < n && !b->err; i++)
+        append(b, arr, STR(p->disturbed[i]), "provenance.disturbed");
+    return arr;
+}
+
 static json_t *build(builder *b, const mt_topology *t)
 {
     json_t *root = json_object();
@@ -293,6 +305,7 @@ static json_t *build(builder *b, const mt_topology *t)
     json_t *missing = probe_list(b, t->prov.probes_missing, sizeof t->prov.probes_missing);
     if (missing)
         set(b, prov, "probes_missing", missing);
+    set(b, prov, "disturbed", disturbed_list(b, &t->prov));
     set(b, root, "provenance", prov);
 
     json_t *dev = b->err ? NULL : mt_device_to_json(&t->dev);
@@ -774,11 +787,40 @@ static mt_err read_version(reader *r, const json_t *doc)
     return MT_OK;
 }
 
+/* "disturbed": null or 1..MT_MAX_DISTURBED non-empty strings.  Optional:
+ * reports written before the interference checks do not have it. */
+static mt_err read_disturbed(reader *r, const json_t *p, mt_provenance *pv)
+{
+    const json_t *d = json_object_get(p, "disturbed");
+    pv->n_disturbed = 0;
+    if (!d || json_is_null(d))
+        return MT_OK;
+    if (!json_is_array(d) || json_array_size(d) == 0 ||
+        json_array_size(d) > MT_MAX_DISTURBED)
+        return bad(r, "provenance", "\"disturbed\" is not null or an array of 1 to %d strings",
+                   MT_MAX_DISTURBED);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(d, i, v) {
+        char w[48];
+        snprintf(w, sizeof w, "provenance.disturbed[%zu]", i);
+        if (!json_is_string(v) || json_string_length(v) == 0)
+            return bad(r, w, "not a non-empty string");
+        if (json_string_length(v) >= MT_DISTURBED_LEN)
+            return bad(r, w, "longer than %d characters", MT_DISTURBED_LEN - 1);
+        if (memchr(json_string_value(v), '\0', json_string_length(v)))
+            return bad(r, w, "holds a NUL character");
+        memcpy(pv->disturbed[i], json_string_value(v), json_string_length(v) + 1);
+    }
+    pv->n_disturbed = (int)json_array_size(d);
+    return MT_OK;
+}
+
 static mt_err read_provenance(reader *r, const json_t *doc, mt_topology *t)
 {
-    static const char *const allowed[] = {"command_line", "time_utc", "source",         "replay_of",
-                                          "error",        "probes_missing", "interrupted",
-                                          NULL};
+    static const char *const allowed[] = {"command_line", "time_utc",       "source",
+                                          "replay_of",    "error",          "probes_missing",
+                                          "interrupted",  "disturbed",      NULL};
     const json_t *p;
     mt_err e = need_object(r, doc, "provenance", "", &p);
     if (e || (e = only(r, p, allowed, "provenance")))
@@ -795,6 +837,8 @@ static mt_err read_provenance(reader *r, const json_t *doc, mt_topology *t)
     pv->interrupted = false;
     if (json_object_get(p, "interrupted") &&
         (e = get_bool(r, p, "interrupted", &pv->interrupted, w)))
+        return e;
+    if ((e = read_disturbed(r, p, pv)))
         return e;
     const json_t *m;
     if ((e = need(r, p, "probes_missing", w, &m)))
