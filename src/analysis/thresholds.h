@@ -35,6 +35,24 @@
  * must be rejected, not rounded. */
 #define MT_LINE_RATIO_TOLERANCE 0.2
 
+/* A line accepted with |L/P - 1| above this is weak evidence (an H200 gave
+ * 146.3 B per line, 14% from 128 B, in runs where others gave ranges): it is
+ * still reported, with a confidence below 0.5 and a note.  Real caches at
+ * the probe's best stride are within a few percent (H100: 0%); 10% leaves
+ * room for non-LRU replacement and half of the tolerance band beyond it. */
+#define MT_LINE_RATIO_FIRM 0.1
+
+/* Two latency classes are two populations (a near and a far L2 partition)
+ * only if a two-Gaussian mixture of Otsu's classes beats one Gaussian by
+ * this much in BIC (Kass and Raftery: a difference above 10 is "very strong"
+ * evidence).  Otsu cuts every sample in two, even one bell curve, whose
+ * halves end up ~1.6 sigma apart: with L2 noise above ~5 cycles that passes
+ * MT_MIN_CLASS_GAP_CYCLES, and the BIC test is what rejects it. */
+#define MT_BIMODAL_MIN_DELTA_BIC 10.0
+/* Class spreads are floored at this many cycles: latencies are integers,
+ * and a noise-free class would otherwise have zero variance. */
+#define MT_BIMODAL_MIN_SD 0.5
+
 #endif
 
 /* Probe-side thresholds (used by src/probes, listed in every report). */
