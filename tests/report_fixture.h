@@ -55,6 +55,7 @@ static const struct {
     {"l2", "mean_latency", "mean hit latency over partitions", "cycles"},
     {"gpu", "timer_overhead_fine", "timer overhead per fine-grained sample", "cycles"},
     {"gpu", "timer_overhead_agg", "loop overhead per aggregate load", "cycles"},
+    {"gpu", "sm_clock", "SM clock in effect (measured)", "MHz"},
 };
 #define FX_N_OTHER (sizeof fx_other / sizeof fx_other[0])
 
@@ -255,6 +256,16 @@ static inline mt_finding *fx_finding(mt_topology *t, const char *key, const char
     if (!f)
         abort();
     return f;
+}
+
+/* Adds a measured SM clock of `mhz` (probe_clock.c's finding), which makes
+ * renderers show latencies in ns as well. */
+static inline void fx_add_clock(mt_topology *t, double mhz)
+{
+    mt_finding f = fx_value(mhz, "MHz", MT_SRC_MEASURED, "clock64 vs globaltimer", 0.95);
+    assert_int_equal(mt_object_set(mt_topology_object(t, "gpu"), "sm_clock",
+                                   fx_label("sm_clock"), &f),
+                     MT_OK);
 }
 
 #endif

@@ -62,7 +62,7 @@ static void test_default_order_is_the_historic_one(void **state)
     mt_probe_options_default(&o);
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,shared,l1d,texture,readonly,constant,l2,dram,sharing,replacement");
+    assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,dram,sharing,replacement");
 }
 
 static void test_only_closes_over_requirements(void **state)
@@ -74,11 +74,11 @@ static void test_only_closes_over_requirements(void **state)
     assert_int_equal(mt_probe_parse_only("sharing", &o, &ei), MT_OK);
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,l1d,texture,readonly,sharing");
+    assert_string_equal(buf, "calibrate,clock,l1d,texture,readonly,sharing");
     mt_probe_options_default(&o);
     assert_int_equal(mt_probe_parse_only("l2,shared", &o, &ei), MT_OK);
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,shared,l2");
+    assert_string_equal(buf, "calibrate,clock,shared,l2");
 }
 
 static void test_skip_takes_dependants(void **state)
@@ -90,7 +90,7 @@ static void test_skip_takes_dependants(void **state)
     o.skip[1] = NULL;
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,shared,l1d,readonly,constant,l2,dram,replacement");
+    assert_string_equal(buf, "calibrate,clock,shared,l1d,readonly,constant,l2,dram,replacement");
 }
 
 static void test_parse_only_errors(void **state)

@@ -17,12 +17,13 @@
 #include "report/report.h"
 #include "report_fixture.h"
 
-#define N_COLS 13
+#define N_COLS 16
 static const char *const header[N_COLS] = {"object", "finding", "label",      "kind", "value",
                                            "lo",     "hi",      "text",       "unit", "source",
-                                           "method", "confidence", "note"};
+                                           "method", "confidence", "note", "value_ns", "lo_ns",
+                                           "hi_ns"};
 enum { C_OBJECT, C_FINDING, C_LABEL, C_KIND, C_VALUE, C_LO, C_HI, C_TEXT, C_UNIT, C_SOURCE,
-       C_METHOD, C_CONF, C_NOTE };
+       C_METHOD, C_CONF, C_NOTE, C_VALUE_NS, C_LO_NS, C_HI_NS };
 
 static char tmpdir[64];
 
@@ -219,6 +220,34 @@ static void test_rows(void **state)
 }
 
 /* A new object's new finding is a row without any change to the writer. */
+/* With a measured clock, numbers in cycles come again in ns; others not. */
+static void test_ns_columns(void **state)
+{
+    (void)state;
+    mt_topology *t = fx_topology();
+    char path[256];
+    write_and_parse(t, "noclock.csv", path, sizeof path);
+    int r = row_of(&tab, "l1d", "miss_penalty");
+    assert_string_equal(tab.cell[r][C_VALUE_NS], "");
+    fx_add_clock(t, 2000); /* 0.5 ns per cycle */
+    write_and_parse(t, "clock.csv", path, sizeof path);
+    r = row_of(&tab, "l1d", "miss_penalty"); /* 230.5 cycles */
+    assert_string_equal(tab.cell[r][C_VALUE_NS], "115.25");
+    r = row_of(&tab, "l2", "far_latency"); /* 400-450 cycles */
+    assert_string_equal(tab.cell[r][C_VALUE_NS], "");
+    assert_string_equal(tab.cell[r][C_LO_NS], "200");
+    assert_string_equal(tab.cell[r][C_HI_NS], "225");
+    r = row_of(&tab, "dram", "latency"); /* > 600 cycles */
+    assert_string_equal(tab.cell[r][C_LO_NS], "300");
+    assert_string_equal(tab.cell[r][C_HI_NS], "");
+    r = row_of(&tab, "l1d", "size"); /* bytes: no ns */
+    assert_string_equal(tab.cell[r][C_VALUE_NS], "");
+    r = row_of(&tab, "gpu", "sm_clock");
+    assert_string_equal(tab.cell[r][C_VALUE], "2000");
+    assert_string_equal(tab.cell[r][C_UNIT], "MHz");
+    mt_topology_free(t);
+}
+
 static void test_new_object(void **state)
 {
     (void)state;
@@ -254,11 +283,11 @@ static void test_python_reads_it(void **state)
     write_and_parse(t, "py.csv", path, sizeof path);
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1], "
-             "newline=\"\"))); assert len(rows)==%d, len(rows); assert all(len(r)==13 for r in "
+             "newline=\"\"))); assert len(rows)==%d, len(rows); assert all(len(r)==%d for r in "
              "rows); "
              "r=[r for r in rows if r[:2]==[\"l2\",\"line\"]][0]; "
              "assert r[12]==\"a \\\"quoted\\\", multi\\nline note\", r[12]' '%s'",
-             tab.rows, path);
+             tab.rows, N_COLS, path);
     assert_int_equal(system(cmd), 0);
     mt_topology_free(t);
 }
@@ -340,7 +369,7 @@ static void test_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows),   cmocka_unit_test(test_new_object),
+        cmocka_unit_test(test_rows),   cmocka_unit_test(test_new_object), cmocka_unit_test(test_ns_columns),
         cmocka_unit_test(test_python_reads_it), cmocka_unit_test(test_stdout),
         cmocka_unit_test(test_unwritable),      cmocka_unit_test(test_empty),
     };

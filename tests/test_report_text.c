@@ -241,6 +241,40 @@ static void test_sections(void **state)
     mt_topology_free(t);
 }
 
+/* A measured clock adds the ns column (and keeps the table in 100 columns)
+ * and ns after every other finding in cycles. */
+static void test_ns(void **state)
+{
+    (void)state;
+    mt_topology *t = fx_topology();
+    fx_add_clock(t, 2000); /* 0.5 ns per cycle */
+    char *s = render(t);
+    char line[256], c[10][32];
+    /* name, size, line, sector, latency, ns, miss penalty, shared, per SM */
+    assert_int_equal(cells(row(s, "L1 Data", line, sizeof line), c, 10), 9);
+    assert_string_equal(c[4], "33");
+    assert_string_equal(c[5], "16.5");
+    assert_string_equal(c[6], "230.5");
+    cells(row(s, "L2", line, sizeof line), c, 10);
+    assert_string_equal(c[4], "262");
+    assert_string_equal(c[5], "131");
+    cells(row(s, "DRAM", line, sizeof line), c, 10);
+    assert_string_equal(c[5], "> 300");
+    assert_non_null(strstr(s, "ns: the latency at the measured SM clock of 2000 MHz."));
+    const char *o = section(s, "Other findings");
+    assert_non_null(strstr(o, "far-partition hit latency                400-450 cycles (200-225 ns)\n"));
+    assert_non_null(strstr(o, "SM clock in effect (measured)            2000 MHz\n"));
+    for (char *p = s; *p;) {
+        char *e = strchr(p, '\n');
+        assert_non_null(e);
+        if (e - p > 100)
+            fail_msg("line is %d columns: %.*s", (int)(e - p), (int)(e - p), p);
+        p = e + 1;
+    }
+    free(s);
+    mt_topology_free(t);
+}
+
 /* A probe that adds an object and a finding needs no renderer change: the
  * finding appears under its object in "Other findings" and in "Method". */
 static void test_new_object(void **state)
@@ -581,7 +615,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_header),       cmocka_unit_test(test_table),
-        cmocka_unit_test(test_sections),     cmocka_unit_test(test_new_object),
+        cmocka_unit_test(test_sections),     cmocka_unit_test(test_new_object), cmocka_unit_test(test_ns),
         cmocka_unit_test(test_width),        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_write_error),  cmocka_unit_test(test_golden_h100),
         cmocka_unit_test(test_golden_kepler), cmocka_unit_test(test_golden_all),

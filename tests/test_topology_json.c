@@ -218,7 +218,7 @@ static void test_shape(void **state)
     (void)state;
     mt_topology *t = full_topology();
     json_t *d = mt_topology_to_json(t);
-    assert_string_equal(json_string_value(json_object_get(d, "schema_version")), "2.0.0");
+    assert_string_equal(json_string_value(json_object_get(d, "schema_version")), "2.1.0");
     const json_t *pm = json_object_get(json_object_get(d, "provenance"), "probes_missing");
     assert_int_equal(json_array_size(pm), 2);
     assert_string_equal(json_string_value(json_array_get(pm, 1)), "assoc");
@@ -328,6 +328,47 @@ static void refused(json_t *d, const char *needle1, const char *needle2)
         fprintf(stderr, "%s\n", ei.msg);
     if (!strstr(ei.msg, needle1) || (needle2 && !strstr(ei.msg, needle2)))
         fail_msg("message \"%s\" lacks \"%s\" / \"%s\"", ei.msg, needle1, needle2 ? needle2 : "");
+}
+
+/* With a measured clock, findings in cycles carry *_ns members; the reader
+ * accepts them only on findings in cycles, as numbers, and ignores them. */
+static void test_ns_members(void **state)
+{
+    (void)state;
+    mt_topology *t = full_topology();
+    fx_add_clock(t, 2000); /* 0.5 ns per cycle */
+    json_t *d = mt_topology_to_json(t);
+    assert_non_null(d);
+    json_t *far = NULL, *size = NULL, *lat = NULL;
+    for (size_t i = 0; i < json_array_size(json_object_get(d, "objects")); i++) {
+        const char *key = json_string_value(json_object_get(obj_at(d, i), "key"));
+        if (strcmp(key, "l2") == 0)
+            far = finding_at(d, i, "far_latency"), lat = finding_at(d, i, "latency");
+        if (strcmp(key, "l1d") == 0)
+            size = finding_at(d, i, "size");
+    }
+    assert_non_null(far);
+    assert_true(json_real_value(json_object_get(far, "lo_ns")) == 200.0 ||
+                json_integer_value(json_object_get(far, "lo_ns")) == 200);
+    assert_non_null(json_object_get(far, "hi_ns"));
+    assert_null(json_object_get(far, "value_ns"));
+    assert_null(json_object_get(size, "value_ns")); /* bytes */
+    mt_topology *back = round_trip(t);
+    assert_topology_equal(t, back, 0);
+    mt_topology_free(back);
+    /* Refused: ns on a finding in bytes, and ns that is not a number. */
+    json_t *d2 = json_deep_copy(d);
+    json_object_set_new(size, "value_ns", json_real(1.0));
+    refused(d, "\"value_ns\" is not a member", NULL);
+    json_object_set_new(lat, "value_ns", json_string("fast"));
+    (void)lat;
+    json_decref(d2);
+    d = mt_topology_to_json(t);
+    for (size_t i = 0; i < json_array_size(json_object_get(d, "objects")); i++)
+        if (strcmp(json_string_value(json_object_get(obj_at(d, i), "key")), "l2") == 0)
+            json_object_set_new(finding_at(d, i, "latency"), "value_ns", json_string("fast"));
+    refused(d, "value_ns", NULL);
+    mt_topology_free(t);
 }
 
 static void test_reader_errors(void **state)
@@ -558,7 +599,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_file_round_trip),
         cmocka_unit_test(test_shape),            cmocka_unit_test(test_writer_refuses),
-        cmocka_unit_test(test_reader_errors),    cmocka_unit_test(test_read_file_errors),
+        cmocka_unit_test(test_ns_members), cmocka_unit_test(test_reader_errors),    cmocka_unit_test(test_read_file_errors),
         cmocka_unit_test(test_device_optional),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -78,6 +78,7 @@ typedef enum {
     MT_KIND_STREAM,    /* many warps per SM streaming a buffer: read, write or copy */
     MT_KIND_BANKS,     /* one warp's shared-memory access pattern (bank conflicts) */
     MT_KIND_CLUSTER,   /* blocks of one thread-block cluster reading each other's shared memory */
+    MT_KIND_CLOCK,     /* the SM clock in effect: clock cycles against the global ns timer */
     MT_KIND_COUNT
 } mt_exp_kind;
 
@@ -87,6 +88,7 @@ typedef enum {
 #define MT_CAP_STREAM   (1u << MT_KIND_STREAM)
 #define MT_CAP_BANKS    (1u << MT_KIND_BANKS)
 #define MT_CAP_CLUSTER  (1u << MT_KIND_CLUSTER)
+#define MT_CAP_CLOCK    (1u << MT_KIND_CLOCK)
 
 /* Where an experiment's data lives, which is all a backend needs to know to
  * schedule it. */
@@ -147,6 +149,22 @@ typedef struct {
     uint32_t target_rank;
 } mt_cluster;
 
+/* MT_KIND_CLOCK: one thread spins for `ns` nanoseconds of the GPU's global
+ * timer (%globaltimer, driven by a fixed-frequency clock) and counts the SM
+ * cycles (%clock64) that pass meanwhile: cycles / ns is the SM clock
+ * actually in effect (boost, throttling, a locked clock), which the
+ * driver's "max clock" attribute does not tell.  The experiment has the
+ * shape every recording row needs: one chain on the `none` path (never
+ * loaded), loads = 2, fine mode, no warm-up; the result is one chain of two
+ * samples: cycles[0][0] = SM cycles elapsed, cycles[0][1] = ns elapsed.
+ * MT_CLOCK_MIN_NS <= ns <= MT_CLOCK_MAX_NS (the cycle count must fit 32
+ * bits at any clock up to 4 GHz). */
+#define MT_CLOCK_MIN_NS 10000u
+#define MT_CLOCK_MAX_NS 500000000u
+typedef struct {
+    uint32_t ns;
+} mt_clock;
+
 typedef struct {
     mt_exp_kind kind;
     mt_chain chain[MT_MAX_CHAINS];
@@ -163,6 +181,7 @@ typedef struct {
         mt_stream stream;
         mt_banks banks;
         mt_cluster cluster;
+        mt_clock clock;
     } u;
 } mt_experiment;
 
@@ -184,6 +203,9 @@ void mt_result_free(mt_result *r);
  * experiment builder of the project (probes, tools and tests use it). */
 mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
                            uint32_t loads, mt_mode mode);
+
+/* A clock experiment (MT_KIND_CLOCK) of `ns` nanoseconds on SM `sm` (-1 any). */
+mt_experiment mt_exp_clock(uint32_t ns, int sm);
 
 /* Validates an experiment against a device's limits (stride alignment,
  * footprint within the path limit, loads within max_fine_loads, sequence
@@ -263,7 +285,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e);
 
 const char *mt_path_name(mt_path p);          /* "ca", "cg", "nc", "tex", "const", "shared", "none" */
 int mt_path_from_name(const char *s, mt_path *out); /* 0 ok, -1 unknown */
-const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster" */
+const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock" */
 int mt_kind_from_name(const char *s, mt_exp_kind *out);
 
 #endif

@@ -28,6 +28,28 @@ mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint3
     return e;
 }
 
+mt_experiment mt_exp_clock(uint32_t ns, int sm)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_NONE, 4, 4, 0, 2, MT_MODE_FINE);
+    e.kind = MT_KIND_CLOCK;
+    e.sm = sm;
+    e.u.clock.ns = ns;
+    return e;
+}
+
+/* The fixed shape of a clock experiment (backend.h, mt_clock). */
+static mt_err check_clock(const mt_experiment *e, mt_errinfo *ei)
+{
+    if (e->n_chains != 1 || e->chain[0].path != MT_PATH_NONE || e->loads != 2 ||
+        e->mode != MT_MODE_FINE || e->warmup_laps != 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "clock experiment must have one `none` chain, 2 fine loads and no warm-up");
+    if (e->u.clock.ns < MT_CLOCK_MIN_NS || e->u.clock.ns > MT_CLOCK_MAX_NS)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "clock experiment of %u ns is outside %u..%u ns",
+                       e->u.clock.ns, MT_CLOCK_MIN_NS, MT_CLOCK_MAX_NS);
+    return MT_OK;
+}
+
 static mt_err check_chain(const mt_chain *c, int i, const mt_device_info *dev, mt_errinfo *ei)
 {
     if (c->path < 0 || c->path >= MT_PATH_COUNT)
@@ -101,6 +123,10 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
         break;
     case MT_KIND_SEQUENCE:
         if ((err = check_sequence_shape(e, dev, ei)))
+            return err;
+        break;
+    case MT_KIND_CLOCK:
+        if ((err = check_clock(e, ei)))
             return err;
         break;
     case MT_KIND_STREAM:
@@ -180,6 +206,9 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, e->u.banks.n_threads);
         for (uint32_t t = 0; t < e->u.banks.n_threads && t < 32; t++)
             h = mt_hash_mix(h, e->u.banks.word_index[t]);
+        break;
+    case MT_KIND_CLOCK:
+        h = mt_hash_mix(h, e->u.clock.ns);
         break;
     case MT_KIND_CLUSTER:
         h = mt_hash_mix(h, e->u.cluster.cluster_size);

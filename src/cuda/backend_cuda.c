@@ -8,8 +8,9 @@
  *   buffers.c       host staging and device memory
  *   launch.c        one launch: uploads, L2 flush, kernel, watchdog
  *   kernels_*.cu    the kernels (chase, sequence, utilities)
- * Kinds: MT_KIND_CHASE and MT_KIND_SEQUENCE (backend.h gives the
- * contract); the others are refused with MT_ERR_UNSUPPORTED. */
+ *   clock.c         MT_KIND_CLOCK experiments (the SM clock in effect)
+ * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE and MT_KIND_CLOCK (backend.h gives
+ * the contract); the others are refused with MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,9 +130,15 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
         goto out;
     }
     g->idx = im->h.group_idx;
-    for (size_t i = 0; i < n; i++)
-        pending[i] = i;
     CK(cudaSetDevice(im->dev));
+    /* Clock experiments run by themselves; the rest go through launch groups. */
+    npend = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (exps[i].kind != MT_KIND_CLOCK)
+            pending[npend++] = i;
+        else if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
+            goto out;
+    }
 
     while (npend) {
         if ((rc = mtc_group_form(&lim, exps, pending, npend, g, &im->cimg, ei)) != MT_OK)
@@ -163,7 +170,7 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE,
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -70,13 +70,28 @@ typedef struct {
     uint32_t one;        /* always 1: a run-time constant ptxas cannot fold (none path) */
 } mtk_chain;
 
+/* mtk_exp.flags: warm every chain with all threads of the block at once
+ * (independent loads of the elements in chain order, MTK_WARM_THREADS
+ * threads) instead of one dependent lap.  Set only for one-lap warm-ups of
+ * sequential global-memory chains of GPU-scope experiments (data in the L2
+ * or DRAM): one thread chasing a 200 MB chain at DRAM latency needs ~2 s,
+ * the block needs ~2 ms, and the cache ends up holding the same lines with
+ * the same recency order up to a window of about MTK_WARM_THREADS
+ * elements (far below the L2's capacity granule).  SM-scope (L1) chains
+ * keep the exact dependent lap: there the window would be a sizeable part
+ * of the cache. */
+#define MTK_EXP_PARALLEL_WARM 1u
+#define MTK_WARM_THREADS 1024u
+/* Chains shorter than this keep the dependent lap (it is quick anyway). */
+#define MTK_PARALLEL_WARM_MIN_ELEMENTS 4096u
+
 /* A pointer-chase experiment (kernels A and B). */
 typedef struct {
     mtk_chain c[2];
     uint32_t n_chains;
     uint32_t mode;  /* mt_mode */
     uint32_t loads; /* measured loads per chain */
-    uint32_t pad;
+    uint32_t flags; /* MTK_EXP_* */
 } mtk_exp;
 
 /* An explicit-sequence experiment (kernels SEQ_A and SEQ_B).  The element

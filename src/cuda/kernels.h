@@ -56,6 +56,10 @@ static inline int mtk_kernel_smem(int kernel)
 cudaError_t mtk_launch_build(const mtk_build *d_desc, unsigned n_desc, uint32_t max_n,
                              cudaStream_t s);
 cudaError_t mtk_launch_flush(void *buf, size_t bytes, unsigned blocks, cudaStream_t s);
+/* MT_KIND_CLOCK: `blocks` blocks, one claims (claim must be 0); out[0] =
+ * SM cycles, out[1] = ns elapsed (>= ns), out[2] = %smid. */
+cudaError_t mtk_launch_clock(uint32_t ns, int target, unsigned blocks, uint32_t *claim,
+                             uint32_t *out, cudaStream_t s);
 /* Oldest SASS architecture in this build, e.g. 75 (from __CUDA_ARCH_LIST__). */
 int mtk_oldest_arch(void);
 /* Newest PTX/SASS architecture built, e.g. 90. */

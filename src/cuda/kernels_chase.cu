@@ -49,6 +49,33 @@ __device__ __forceinline__ uint32_t warm(const Ctx &c, uint32_t j, uint64_t n, u
     return j;
 }
 
+/* Parallel warm-up (MTK_EXP_PARALLEL_WARM): thread t loads elements t,
+ * t + nthreads, ... of a sequential chain, independently.  Element k is
+ * word start + k * stride_w; the stride is read from element 0, whose
+ * value is element 1's word.  The loaded values are folded into the
+ * result so every load has completed when the caller stores it. */
+template <int P>
+__device__ __forceinline__ uint32_t warm_parallel(const Ctx &c, uint32_t start, uint64_t n,
+                                                  unsigned tid, unsigned nthreads)
+{
+    const uint32_t stride_w = Op<P>::load(c, Op<P>::addr(c, start)) - start;
+    uint32_t acc = 0;
+#pragma unroll 1
+    for (uint64_t k = tid; k < n; k += nthreads)
+        acc ^= Op<P>::load(c, Op<P>::addr(c, start + (uint32_t)k * stride_w));
+    return acc;
+}
+
+__device__ __forceinline__ uint32_t warm_parallel_path(int path, const Ctx &c, uint32_t start,
+                                                       uint64_t n, unsigned tid, unsigned nthreads)
+{
+    if (path == MT_PATH_GLOBAL_CA)
+        return warm_parallel<MT_PATH_GLOBAL_CA>(c, start, n, tid, nthreads);
+    if (path == MT_PATH_GLOBAL_CG)
+        return warm_parallel<MT_PATH_GLOBAL_CG>(c, start, n, tid, nthreads);
+    return warm_parallel<MT_PATH_GLOBAL_NC>(c, start, n, tid, nthreads);
+}
+
 template <int P>
 __device__ __forceinline__ uint32_t fine(const Ctx &c, uint32_t j, uint32_t loads, uint32_t samp,
                                          uint32_t sink)
@@ -173,7 +200,13 @@ __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch
 #pragma unroll 1
     for (unsigned i = 0; i < nch; i++) {
         const mtk_chain *c = &xs->c[i];
-        if (tid == c->thread && c->warm_loads && !hdr[HDR_ABORT / 4]) {
+        if ((xs->flags & MTK_EXP_PARALLEL_WARM) && c->warm_loads) {
+            /* One lap by every thread; the chain is back at element 0. */
+            Ctx ctx = {(const uint32_t *)c->buf, 0, 0, c->one};
+            uint32_t acc = warm_parallel_path((int)c->path, ctx, c->start, c->warm_loads, tid,
+                                              nthreads);
+            asm volatile("st.shared.u32 [%0], %1;" ::"r"(pa.sink), "r"(acc) : "memory");
+        } else if (tid == c->thread && c->warm_loads && !hdr[HDR_ABORT / 4]) {
             Ctx ctx = {(const uint32_t *)c->buf, (cudaTextureObject_t)c->tex, sh + MTK_SMEM_CHAIN,
                        c->one};
             pa.warm_loads = c->warm_loads;

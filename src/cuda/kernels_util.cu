@@ -65,3 +65,41 @@ extern "C" int mtk_newest_arch(void)
 {
     return arch_list[sizeof arch_list / sizeof arch_list[0] - 1] / 10;
 }
+
+/* MT_KIND_CLOCK (backend.h): thread 0 of the block that claims the
+ * experiment (on SM `target`, or the first block when target < 0) times
+ * `ns` of the global nanosecond timer in SM cycles.  Both ends are taken
+ * right after the global timer ticks, so its update granularity (up to
+ * 1 us on some GPUs) does not enter the interval. */
+__global__ void mtk_clock_kernel(uint32_t ns, int target, uint32_t *claim, uint32_t *out)
+{
+    uint32_t smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (threadIdx.x != 0 || (target >= 0 && (int)smid != target) || atomicCAS(claim, 0u, 1u) != 0u)
+        return;
+    uint64_t g, g0, g1, c0, c1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+    while (g0 == g);
+    c0 = clock64();
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    while (g1 - g0 < ns);
+    g = g1;
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    while (g1 == g);
+    c1 = clock64();
+    uint64_t dc = c1 - c0;
+    __stcg(&out[0], dc > 0xffffffffull ? 0xffffffffu : (uint32_t)dc);
+    __stcg(&out[1], (uint32_t)(g1 - g0));
+    __stcg(&out[2], smid);
+}
+
+extern "C" cudaError_t mtk_launch_clock(uint32_t ns, int target, unsigned blocks, uint32_t *claim,
+                                        uint32_t *out, cudaStream_t s)
+{
+    mtk_clock_kernel<<<blocks, 32, 0, s>>>(ns, target, claim, out);
+    return cudaGetLastError();
+}

@@ -267,6 +267,22 @@ static void widen_block(mtc_launch_plan *p, int thread)
         p->block = (unsigned)thread + 1;
 }
 
+/* See MTK_EXP_PARALLEL_WARM: one-lap warm-ups of long sequential chains
+ * over global memory, in GPU-scope experiments only. */
+static int parallel_warm_allowed(const mt_experiment *e)
+{
+    if (e->scope != MT_SCOPE_GPU || e->order != MT_ORDER_SEQUENTIAL || e->warmup_laps != 1)
+        return 0;
+    for (int i = 0; i < e->n_chains; i++) {
+        mt_path p = e->chain[i].path;
+        if (p != MT_PATH_GLOBAL_CA && p != MT_PATH_GLOBAL_CG && p != MT_PATH_GLOBAL_NC)
+            return 0;
+        if (mt_chain_elements(&e->chain[i]) < MTK_PARALLEL_WARM_MIN_ELEMENTS)
+            return 0;
+    }
+    return 1;
+}
+
 static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[MTC_BUF_COUNT],
                          mtc_launch_plan *p, mt_errinfo *ei)
 {
@@ -276,6 +292,11 @@ static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[M
     x->n_chains = (uint32_t)e->n_chains;
     x->mode = (uint32_t)e->mode;
     x->loads = e->loads;
+    x->flags = 0;
+    if (parallel_warm_allowed(e)) {
+        x->flags |= MTK_EXP_PARALLEL_WARM;
+        widen_block(p, MTK_WARM_THREADS - 1);
+    }
     for (int i = 0; i < e->n_chains; i++) {
         const mt_chain *c = &e->chain[i];
         mtk_chain *kc = &x->c[i];

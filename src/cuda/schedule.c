@@ -19,6 +19,8 @@ static mt_err validate_sequence(const mt_experiment *e, size_t i, const mt_devic
 
 mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev, mt_errinfo *ei)
 {
+    if (e->kind == MT_KIND_CLOCK)
+        return mt_experiment_check(e, dev, ei);
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED,
                        "experiment %zu: %s experiments are not implemented by the cuda backend yet",

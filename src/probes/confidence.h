@@ -52,5 +52,8 @@
  * of their thresholds: the classes are behaviours (what was kept), and a
  * policy outside the four modelled ones could mimic one of them. */
 #define MT_CONF_POLICY 0.8
+/* The SM clock from a few ms of %clock64 against %globaltimer: two exact
+ * hardware counters; below 1 only because the clock may change later. */
+#define MT_CONF_CLOCK 0.95
 
 #endif

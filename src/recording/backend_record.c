@@ -117,6 +117,8 @@ static mt_err copy_experiment(const mt_experiment *src, mt_experiment *dst, mt_e
     for (int c = src->n_chains; c < MT_MAX_CHAINS; c++)
         if (c >= 0)
             memset(&dst->chain[c], 0, sizeof dst->chain[c]);
+    if (src->kind == MT_KIND_CLOCK)
+        dst->u.clock = src->u.clock;
     if (src->kind != MT_KIND_SEQUENCE)
         return MT_OK;
     dst->u.seq = src->u.seq;

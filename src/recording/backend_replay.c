@@ -57,6 +57,8 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
             (!x->index || !y->index || memcmp(x->index, y->index, x->n * sizeof *x->index)))
             return 0;
     }
+    if (a->kind == MT_KIND_CLOCK && a->u.clock.ns != b->u.clock.ns)
+        return 0;
     for (int c = 0; c < a->n_chains && c < MT_MAX_CHAINS; c++) {
         const mt_chain *x = &a->chain[c], *y = &b->chain[c];
         if (x->thread != y->thread || x->path != y->path || x->footprint != y->footprint ||
@@ -91,6 +93,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
         e->sm, mt_scope_name(e->scope));
     if (e->kind == MT_KIND_SEQUENCE)
         PUT(" sequence n=%u untimed=%u", e->u.seq.n, e->u.seq.untimed);
+    if (e->kind == MT_KIND_CLOCK)
+        PUT(" clock ns=%u", e->u.clock.ns);
 #undef PUT
 }
 
@@ -277,14 +281,24 @@ enum {
 static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
 {
     const char *s = c->field[C_PARAMS];
-    if (x->kind == MT_KIND_CHASE) {
+    /* The keys of each kind, all required, in any order. */
+    const char *keys[2] = {NULL, NULL};
+    uint32_t *dst[2] = {NULL, NULL};
+    const char *expect = "";
+    size_t nkeys = 0;
+    if (x->kind == MT_KIND_SEQUENCE) {
+        keys[0] = "n", keys[1] = "untimed";
+        dst[0] = &x->u.seq.n, dst[1] = &x->u.seq.untimed;
+        nkeys = 2, expect = "\"n=N untimed=U\" for a sequence";
+    } else if (x->kind == MT_KIND_CLOCK) {
+        keys[0] = "ns", dst[0] = &x->u.clock.ns;
+        nkeys = 1, expect = "\"ns=N\" for a clock experiment";
+    } else {
         if (s[0])
-            return mt_csv_fail(c, ei, "params \"%s\" for a chase, which has none", s);
+            return mt_csv_fail(c, ei, "params \"%s\" for a %s, which has none", s,
+                               mt_kind_name(x->kind));
         return MT_OK;
     }
-    /* MT_KIND_SEQUENCE */
-    static const char *const keys[] = {"n", "untimed"};
-    uint32_t *dst[] = {&x->u.seq.n, &x->u.seq.untimed};
     int seen[2] = {0, 0};
     const char *p = s;
     while (*p) {
@@ -293,9 +307,9 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             end = p + strlen(p);
         const char *eq = memchr(tok, '=', (size_t)(end - tok));
         int k = -1;
-        for (int i = 0; eq && i < 2; i++)
+        for (size_t i = 0; eq && i < nkeys; i++)
             if ((size_t)(eq - tok) == strlen(keys[i]) && !strncmp(tok, keys[i], strlen(keys[i])))
-                k = i;
+                k = (int)i;
         char num[16];
         size_t nl = eq ? (size_t)(end - eq - 1) : 0;
         char *nend = NULL;
@@ -307,15 +321,14 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             v = (num[0] >= '0' && num[0] <= '9') ? strtoull(num, &nend, 10) : 0;
         }
         if (k < 0 || seen[k] || !nend || *nend || errno || v > UINT32_MAX)
-            return mt_csv_fail(c, ei, "params \"%s\": expected \"n=N untimed=U\" for a "
-                               "sequence", s);
+            return mt_csv_fail(c, ei, "params \"%s\": expected %s", s, expect);
         seen[k] = 1;
         *dst[k] = (uint32_t)v;
         p = *end ? end + 1 : end;
     }
-    if (!seen[0] || !seen[1])
-        return mt_csv_fail(c, ei, "params \"%s\": expected \"n=N untimed=U\" for a sequence",
-                           s);
+    for (size_t i = 0; i < nkeys; i++)
+        if (!seen[i])
+            return mt_csv_fail(c, ei, "params \"%s\": expected %s", s, expect);
     return MT_OK;
 }
 
@@ -785,7 +798,7 @@ static void rp_destroy(mt_backend *b)
 static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE,
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

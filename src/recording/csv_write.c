@@ -11,7 +11,7 @@
 
 int mt_recording_stores_kind(mt_exp_kind k)
 {
-    return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE;
+    return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK;
 }
 
 const char *mt_order_name(mt_order o)
@@ -111,6 +111,8 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
         if (x->kind == MT_KIND_SEQUENCE)
             snprintf(params, sizeof params, "n=%" PRIu32 " untimed=%" PRIu32, x->u.seq.n,
                      x->u.seq.untimed);
+        else if (x->kind == MT_KIND_CLOCK)
+            snprintf(params, sizeof params, "ns=%" PRIu32, x->u.clock.ns);
         for (int c = 0; c < x->n_chains; c++) {
             const mt_chain *ch = &x->chain[c];
             fprintf(f, "%zu,%u,%d,%d,%d,%s,%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%s,%" PRIu32

@@ -73,7 +73,7 @@ static int is_bytes(const char *unit) { return strcmp(unit, "B") == 0; }
  * samples (halves at most matter), counts may be averages. */
 static int unit_max_decimals(const char *unit)
 {
-    return strcmp(unit, "cycles") == 0 ? 1 : 2;
+    return strcmp(unit, "cycles") == 0 || strcmp(unit, "ns") == 0 ? 1 : 2;
 }
 
 /* One number (VALUE or a bound) with its unit. */
@@ -83,7 +83,9 @@ static void format_one(double v, const char *unit, int with_unit, char *buf, siz
         mt_format_bytes(v, buf, n);
         return;
     }
-    int d = trimmed_decimals(v, unit_max_decimals(unit));
+    /* ns: three significant digits at most (17.2, 136), so the table's ns
+     * column stays narrow. */
+    int d = strcmp(unit, "ns") == 0 && fabs(v) >= 100 ? 0 : trimmed_decimals(v, unit_max_decimals(unit));
     if (with_unit && unit[0] && strcmp(unit, "count") != 0)
         snprintf(buf, n, "%.*f %s", d, v, unit);
     else
@@ -235,4 +237,19 @@ char *mt_format_members(const mt_topology *t, const mt_object *self, const char 
     if (!buf[0])
         snprintf(buf, n, "-");
     return buf;
+}
+
+void mt_format_ns(const mt_topology *t, const mt_finding *f, int with_unit, char *buf, size_t n)
+{
+    if (!mt_finding_has_ns(t, f)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    double k = mt_topology_ns_per_cycle(t);
+    mt_finding ns = *f;
+    ns.value *= k;
+    ns.lo *= k;
+    ns.hi *= k;
+    snprintf(ns.unit, sizeof ns.unit, "ns");
+    mt_format_finding(&ns, with_unit, buf, n);
 }

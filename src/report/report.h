@@ -28,6 +28,10 @@ char *mt_format_bytes(double bytes, char *buf, size_t n);
  * with_unit = 0 leaves out a non-byte unit ("33" instead of "33 cycles"),
  * for table columns whose header names the unit.  Returns buf. */
 char *mt_format_finding(const mt_finding *f, int with_unit, char *buf, size_t n);
+/* A finding in cycles converted to ns at the topology's measured clock
+ * (mt_topology_ns_per_cycle), formatted as mt_format_finding does: "17.1 ns",
+ * "> 60.2 ns"; "-" when there is no clock or f is not a number in cycles. */
+void mt_format_ns(const mt_topology *t, const mt_finding *f, int with_unit, char *buf, size_t n);
 
 /* The members of a set (keys, comma-separated, as in mt_finding.text of an
  * MT_FIND_SET) as the objects' abbreviations in the topology's object order,

@@ -10,7 +10,8 @@
 
 static const char *const header[] = {"object", "finding", "label",      "kind", "value",
                                      "lo",     "hi",      "text",       "unit", "source",
-                                     "method", "confidence", "note"};
+                                     "method", "confidence", "note", "value_ns", "lo_ns",
+                                     "hi_ns"};
 #define N_COLS (sizeof header / sizeof header[0])
 
 /* One field; quoted when it holds a comma, a quote or a line break. */
@@ -43,7 +44,7 @@ static void number(FILE *out, double v)
         fprintf(out, "%.10g", v);
 }
 
-static void row(FILE *out, const mt_object *o, const mt_named_finding *nf)
+static void row(FILE *out, const mt_topology *t, const mt_object *o, const mt_named_finding *nf)
 {
     const mt_finding *f = &nf->f;
     field(out, o->key, sizeof o->key, 1);
@@ -69,6 +70,20 @@ static void row(FILE *out, const mt_object *o, const mt_named_finding *nf)
     field(out, f->method, sizeof f->method, 0);
     number(out, f->confidence);
     field(out, f->note, sizeof f->note, 0);
+    /* Numbers in cycles again in ns at the measured clock (empty without). */
+    double k = mt_finding_has_ns(t, f) ? mt_topology_ns_per_cycle(t) : 0;
+    if (k > 0 && f->kind == MT_FIND_VALUE)
+        number(out, f->value * k);
+    else
+        fputc(',', out);
+    if (k > 0 && (f->kind == MT_FIND_LOWER_BOUND || f->kind == MT_FIND_RANGE))
+        number(out, f->lo * k);
+    else
+        fputc(',', out);
+    if (k > 0 && f->kind == MT_FIND_RANGE)
+        number(out, f->hi * k);
+    else
+        fputc(',', out);
     fputc('\n', out);
 }
 
@@ -79,7 +94,7 @@ static void write_csv(const mt_topology *t, FILE *out)
     fputc('\n', out);
     for (size_t i = 0; i < t->n_objects; i++)
         for (size_t k = 0; k < t->objects[i].n_findings; k++)
-            row(out, &t->objects[i], &t->objects[i].findings[k]);
+            row(out, t, &t->objects[i], &t->objects[i].findings[k]);
 }
 
 mt_err mt_report_csv(const mt_topology *t, const char *path, mt_errinfo *ei)

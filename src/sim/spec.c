@@ -46,6 +46,8 @@ static mt_err read_device(pctx *c, const section *s, mt_sim_spec *o)
     }
     if ((err = mt_sp_int(c, s, "sm_count", 1, 1, 65536, &o->sm_count, NULL)) ||
         (err = mt_sp_int(c, s, "clock_mhz", 1, 1, 100000, &o->clock_mhz, NULL)) ||
+        (err = mt_sp_int(c, s, "actual_clock_mhz", 0, 1, o->clock_mhz, &o->actual_clock_mhz,
+                         NULL)) ||
         (err = mt_sp_int(c, s, "mem_clock_mhz", 1, 1, 100000, &o->mem_clock_mhz, NULL)) ||
         (err = mt_sp_int(c, s, "bus_width_bits", 1, 1, 65536, &o->bus_width_bits, NULL)) ||
         (err = mt_sp_size(c, s, "global_mem", 1, 1, 1ull << 50, &o->global_mem, NULL)) ||

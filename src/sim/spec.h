@@ -72,6 +72,7 @@ typedef struct {
     int cc_major, cc_minor;
     int sm_count;
     int clock_mhz, mem_clock_mhz, bus_width_bits;
+    int actual_clock_mhz; /* SM clock in effect (clock experiments); 0 = clock_mhz */
     uint64_t global_mem, l2_size, persisting_l2_max;
     uint32_t smem_per_sm, smem_per_block, smem_per_block_optin;
     uint32_t const_mem, const_reserved;

@@ -16,7 +16,7 @@ const char *mt_sim_lpath_name(mt_sim_lpath p)
 }
 
 static const char *const device_keys[] = {
-    "name", "compute_capability", "sm_count", "clock_mhz", "mem_clock_mhz", "bus_width_bits",
+    "name", "compute_capability", "sm_count", "clock_mhz", "actual_clock_mhz", "mem_clock_mhz", "bus_width_bits",
     "global_mem", "l2_size", "persisting_l2_max", "smem_per_sm", "smem_per_block",
     "smem_per_block_optin", "const_mem", "const_reserved", "max_threads_per_block",
     "max_threads_per_sm", "warp_size", "regs_per_sm", "seed", "timer_overhead", "loop_overhead",

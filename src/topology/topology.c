@@ -160,6 +160,21 @@ double mt_finding_value_or(const mt_finding *f, double otherwise)
     return f && f->kind == MT_FIND_VALUE ? f->value : otherwise;
 }
 
+double mt_topology_ns_per_cycle(const mt_topology *t)
+{
+    const mt_finding *f = mt_topology_get(t, "gpu", "sm_clock");
+    double mhz = mt_finding_value_or(f, 0);
+    return f && strcmp(f->unit, "MHz") == 0 && mhz > 0 ? 1e3 / mhz : 0;
+}
+
+int mt_finding_has_ns(const mt_topology *t, const mt_finding *f)
+{
+    return f && strcmp(f->unit, "cycles") == 0 &&
+           (f->kind == MT_FIND_VALUE || f->kind == MT_FIND_RANGE ||
+            f->kind == MT_FIND_LOWER_BOUND) &&
+           mt_topology_ns_per_cycle(t) > 0;
+}
+
 mt_err mt_topology_note_threshold(mt_topology *t, const char *name, double value,
                                   const char *why)
 {

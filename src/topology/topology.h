@@ -153,6 +153,14 @@ int mt_finding_set_has(const mt_finding *f, const char *key);
 /* The finding's value when it is a VALUE, else `otherwise`. */
 double mt_finding_value_or(const mt_finding *f, double otherwise);
 
+/* Latencies in time: the measured SM clock in effect (finding gpu.sm_clock,
+ * MHz, probes/probe_clock.c) turns cycles into nanoseconds.  ns per cycle,
+ * or 0 when the topology has no measured clock. */
+double mt_topology_ns_per_cycle(const mt_topology *t);
+/* 1 when f is a number (value, bound or range) in cycles and t has a clock,
+ * so renderers show it in ns as well. */
+int mt_finding_has_ns(const mt_topology *t, const mt_finding *f);
+
 /* Adds a threshold (once per name; later calls with the same name are
  * ignored; beyond MT_MAX_THRESHOLDS MT_ERR_INVALID_ARG). */
 mt_err mt_topology_note_threshold(mt_topology *t, const char *name, double value,

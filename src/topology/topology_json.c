@@ -24,6 +24,7 @@
 typedef struct {
     mt_err err;
     mt_errinfo *ei;
+    double ns_per_cycle; /* mt_topology_ns_per_cycle: > 0 adds *_ns members */
 } builder;
 
 static void nomem(builder *b, const char *what)
@@ -188,6 +189,15 @@ static json_t *finding(builder *b, const mt_named_finding *nf, const char *okey)
     default:
         break; /* none, absent: no data members */
     }
+    /* Latencies in time as well (derived: the reader ignores them). */
+    if (b->ns_per_cycle > 0 && strcmp(f->unit, "cycles") == 0) {
+        if (f->kind == MT_FIND_VALUE)
+            set_num(b, o, "value_ns", f->value * b->ns_per_cycle, what);
+        if (f->kind == MT_FIND_RANGE || f->kind == MT_FIND_LOWER_BOUND)
+            set_num(b, o, "lo_ns", f->lo * b->ns_per_cycle, what);
+        if (f->kind == MT_FIND_RANGE)
+            set_num(b, o, "hi_ns", f->hi * b->ns_per_cycle, what);
+    }
     set(b, o, "unit", STR(f->unit));
     set(b, o, "source", json_string(source));
     set(b, o, "method", STR(f->method));
@@ -342,7 +352,7 @@ mt_err mt_topology_build_json(const mt_topology *t, json_t **out, mt_errinfo *ei
     *out = NULL;
     if (!t)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "JSON report: no topology");
-    builder b = {MT_OK, ei};
+    builder b = {MT_OK, ei, mt_topology_ns_per_cycle(t)};
     *out = build(&b, t);
     return b.err;
 }
@@ -359,7 +369,7 @@ json_t *mt_topology_to_json(const mt_topology *t)
 /* ====================================================================== */
 
 /* Units the schema allows (schema/memtopo-report.schema.json, $defs.unit). */
-static const char *const units[] = {"", "B", "cycles", "count", "bool"};
+static const char *const units[] = {"", "B", "cycles", "count", "bool", "MHz"};
 
 /* Reading state: where messages start ("report", or the file's path). */
 typedef struct {
@@ -571,12 +581,24 @@ static mt_err read_finding(reader *r, const json_t *j, mt_named_finding *nf, con
     case MT_FIND_SET: extra[0] = "members"; break;
     default: break;
     }
-    const char *allowed[11];
+    /* A finding in cycles may carry its numbers in ns (written when the
+     * report has a measured clock); they are derived, so only checked. */
+    const char *in_ns[3] = {NULL, NULL, NULL};
+    const json_t *unit_j = json_object_get(j, "unit");
+    if (json_is_string(unit_j) && strcmp(json_string_value(unit_j), "cycles") == 0)
+        for (int k = 0; k < 2 && extra[k]; k++)
+            in_ns[k] = strcmp(extra[k], "value") == 0 ? "value_ns"
+                       : strcmp(extra[k], "lo") == 0  ? "lo_ns"
+                       : strcmp(extra[k], "hi") == 0  ? "hi_ns"
+                                                      : NULL;
+    const char *allowed[14];
     size_t na = 0;
     for (const char *const *b = base; *b; b++)
         allowed[na++] = *b;
     for (int k = 0; k < 2 && extra[k]; k++)
         allowed[na++] = extra[k];
+    for (int k = 0; k < 2 && in_ns[k]; k++)
+        allowed[na++] = in_ns[k];
     allowed[na] = NULL;
     const char *key;
     const json_t *v;
@@ -619,6 +641,11 @@ static mt_err read_finding(reader *r, const json_t *j, mt_named_finding *nf, con
     }
     default:
         break;
+    }
+    for (int k = 0; !e && k < 2 && in_ns[k]; k++) {
+        double unused;
+        if (json_object_get(j, in_ns[k]))
+            e = get_num(r, j, in_ns[k], -big, big, &unused, where);
     }
     if (e)
         return e;
