@@ -163,6 +163,24 @@ mt_err mt_miss_excess_test(const double *ref, size_t nref, const double *test,
                            size_t ntest, double hit_threshold, double alpha,
                            mt_miss_excess *out);
 
+/* ---------- mean latency of the misses of a mixed chain ----------
+ * A chain meant to miss a cache may keep some hits (random replacement, a
+ * next level too small to hold a chain many times the cache) and a few
+ * timer outliers.  Samples at or below hit_threshold are hits; of the rest,
+ * those above median + MT_MISS_OUTLIER_SDS robust standard deviations of the
+ * misses (at least MT_MIN_CLASS_GAP_CYCLES) are outliers; the mean is taken
+ * over the misses in between (a mean, not a median: the misses of an L2 with
+ * partitions are a mix of near and far hits, and what a miss costs on
+ * average is their mean). */
+typedef struct {
+    size_t n, hits, misses, outliers;
+    double mean;        /* mean of the kept misses (0 when none) */
+    double median;      /* median of all misses before the cut */
+    double cut;         /* outlier cut used */
+    double hit_threshold;
+} mt_miss_mean;
+mt_err mt_miss_mean_latency(const double *x, size_t n, double hit_threshold, mt_miss_mean *out);
+
 /* ---------- slices per SM (thesis 4.6) ----------
  * disturbed[w] says whether the chain of warp w+1 evicted warp 0's chain.
  * The warps that share warp 0's slice form 1/slices of all warps; slices =

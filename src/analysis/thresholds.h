@@ -63,6 +63,21 @@
  * least MT_MIN_CLASS_GAP_CYCLES.  5 sigma keeps Gaussian timer noise below
  * one false miss per million loads. */
 #define MT_HIT_MARGIN_MADS 5.0
+/* Misses of a chain slower than their median by more than this many robust
+ * standard deviations (and MT_MIN_CLASS_GAP_CYCLES) are timer outliers, not
+ * misses (mt_miss_mean_latency).  Wide enough for the near/far mix of a
+ * partitioned L2 (its robust spread is about 0.74 of the near/far gap, so
+ * the far class lies within ~1 of them); outliers of up to 10000 cycles at
+ * 1% would otherwise move the mean by up to 100 cycles. */
+#define MT_MISS_OUTLIER_SDS 6.0
+/* A miss chain with more than this share of its loads beyond the outlier
+ * cut is not a clean set of next-level hits (it spills further, e.g. to
+ * DRAM): its miss penalty is flagged (confidence MT_CONF_INCONSISTENT).
+ * Timer outliers alone stay below 1% (the spec format's limit). */
+#define MT_MISS_SPILL_SHARE 0.02
+/* Fewest misses a mean miss latency is computed from: with fewer the chain
+ * did not leave the cache often enough to say what a miss costs. */
+#define MT_MISS_MIN_COUNT 100
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03

@@ -134,7 +134,9 @@ static mt_err probe_l2(mt_probe_ctx *c)
     if (err != MT_OK)
         return err;
     /* Aggregate latency over the same kind of chain: the mean over partitions. */
-    uint64_t fp = c->dev.l2_bytes / 8 < (1u << 20) ? mt_round_down(c->dev.l2_bytes / 8, 128) : (1u << 20);
+    /* At most 1/32 of the L2: a quarter of one partition of up to 8, so
+     * the chain cannot spill to DRAM from the part one SM can use. */
+    uint64_t fp = c->dev.l2_bytes / 32 < (1u << 20) ? mt_round_down(c->dev.l2_bytes / 32, 128) : (1u << 20);
     if ((err = mt_measure_agg_latency(c, MT_PATH_GLOBAL_CG, fp, 128, 1, &s->latency, NULL)) != MT_OK)
         return err;
     s->agg_latency = s->latency;
