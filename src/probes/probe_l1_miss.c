@@ -113,7 +113,7 @@ static const mt_finding_decl provides[] = {
 static const char *const requires[] = {"l1d.size", "texture.size", "readonly.size", "l2.latency",
                                        NULL};
 const mt_probe_desc mt_probe_l1_miss = {
-    .name = "l1_miss", .summary = "miss penalty of the L1-level caches, from chains that miss "
-                                  "them yet stay in the L2 one SM can use",
+    .name = "l1_miss", .summary = "miss penalty of l1d, texture and read-only, within the L2 one SM "
+                                  "can use",
     .rank = 65, .provides = provides, .requires = requires, .run = run,
 };
