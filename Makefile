@@ -168,7 +168,7 @@ $(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
-test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo
+test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check
 	@bash tests/run_all.sh $(TEST_BINS)
 
 # Debian packages the build and the tests need (sudo when not root).
@@ -212,3 +212,9 @@ $(B)/gpu_load: tools/gpu_load.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 endif
+
+# Optimised end-to-end checker for the randomized spec test
+# (tests/sh/test_random_specs.sh): the truth contract of tests/e2e_truth.h,
+# one verdict per spec file.  Optimised so a few hundred specs fit CI's time box.
+$(B)/e2e_check: tests/e2e_check.c tests/e2e_truth.c tests/e2e_truth.h $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS)
+	$(CC) $(CFLAGS) -Isrc -Itests -o $@ $< $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS) $(LDLIBS)

@@ -45,6 +45,41 @@ static void split_unimodal_not_separated(void **state)
     assert_true(s.threshold > 28.0 && s.threshold < 32.0);
 }
 
+/* Issue 7: one wide bell curve (an L2 without partitions, noise sd 8) is
+ * cut by Otsu into halves more than the class gap apart; the BIC test must
+ * call it one population, and two real classes 25 cycles apart (sd 8, the
+ * H100's near/far overlap or worse) two. */
+static void bimodality_one_wide_curve_vs_two(void **state)
+{
+    (void)state;
+    enum { N = 8192 };
+    static double x[N];
+    mt_rng r = {.s = 23};
+    for (int i = 0; i < N; i++) /* integer latencies, as measured */
+        x[i] = round(250.0 + 8.0 * synth_gauss(&r));
+    mt_split s;
+    mt_bimodality b;
+    assert_int_equal(mt_split_two_classes(x, N, &s), MT_OK);
+    assert_true(s.separated); /* the false split the gap rule alone lets through */
+    assert_int_equal(mt_bimodality_test(x, N, s.threshold, &b), MT_OK);
+    assert_false(b.two_classes);
+    assert_true(b.delta_bic < 0);
+    for (int i = 0; i < N; i++)
+        x[i] = round((i % 2 ? 250.0 : 275.0) + 8.0 * synth_gauss(&r));
+    assert_int_equal(mt_split_two_classes(x, N, &s), MT_OK);
+    assert_int_equal(mt_bimodality_test(x, N, s.threshold, &b), MT_OK);
+    assert_true(b.two_classes);
+    assert_true(b.delta_bic >= MT_BIMODAL_MIN_DELTA_BIC);
+    /* Noise-free classes (spread floored), and an empty class. */
+    for (int i = 0; i < N; i++)
+        x[i] = i % 2 ? 260.0 : 420.0;
+    assert_int_equal(mt_bimodality_test(x, N, 300.0, &b), MT_OK);
+    assert_true(b.two_classes);
+    assert_int_equal(mt_bimodality_test(x, N, 500.0, &b), MT_OK);
+    assert_false(b.two_classes);
+    assert_int_equal(mt_bimodality_test(x, 1, 300.0, &b), MT_ERR_INVALID_ARG);
+}
+
 static void split_degenerate(void **state)
 {
     (void)state;
@@ -211,6 +246,15 @@ static void line_ratio_ambiguous_and_min_line(void **state)
     assert_false(le.found);
     assert_false(le.lower_bound);
     assert_int_equal(le.line_bytes, 0);
+    /* The H200 case of issue 7: 146.3 B per line is accepted as 128 B, but
+     * its margin (14%) is beyond MT_LINE_RATIO_FIRM, which the probe turns
+     * into a confidence below 0.5; 131 B per line is firm. */
+    assert_int_equal(mt_line_from_capacities(1000, 384.0 / 146.3 * 1000, 384, 32, &le), MT_OK);
+    assert_true(le.found);
+    assert_int_equal(le.line_bytes, 128);
+    assert_true(le.margin > MT_LINE_RATIO_FIRM && le.margin < 0.15);
+    assert_int_equal(mt_line_from_capacities(1000, 384.0 / 131.0 * 1000, 384, 32, &le), MT_OK);
+    assert_true(le.found && le.margin < MT_LINE_RATIO_FIRM);
     /* ratio 24 -> L = 16 is below the smallest plausible line (32) */
     assert_int_equal(mt_line_from_capacities(1000, 24000, 384, 32, &le), MT_OK);
     assert_false(le.found);
@@ -296,6 +340,7 @@ int main(void)
         cmocka_unit_test(split_bimodal),
         cmocka_unit_test(split_unimodal_not_separated),
         cmocka_unit_test(split_degenerate),
+        cmocka_unit_test(bimodality_one_wide_curve_vs_two),
         cmocka_unit_test(split_hand_computed_cut),
         cmocka_unit_test(spacing_sector_with_outliers),
         cmocka_unit_test(spacing_clean_lines),

@@ -102,6 +102,31 @@ static void nearest_rank_bounds(void **state)
     assert_float_equal(mt_an_nearest_rank(s, 4, 1.0), 4.0, 0);
 }
 
+/* Miss mean of a mixed chain: 20% L1 hits at 30, misses half near (200)
+ * and half far (300), 1% outliers of +5000: the mean must be the near/far
+ * mean (250), the hits and outliers counted apart. */
+static void miss_mean_mixed_chain(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    double x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = i % 5 == 0 ? 30 : (i % 2 ? 200 : 300);
+    for (int i = 1; i < N; i += 100)
+        x[i] += 5000;
+    mt_miss_mean mm;
+    assert_int_equal(mt_miss_mean_latency(x, N, 50, &mm), MT_OK);
+    assert_int_equal(mm.hits, 200);
+    assert_int_equal(mm.outliers, 10);
+    assert_int_equal(mm.misses, 790);
+    assert_float_equal(mm.mean, 250.0, 1.0);
+    /* All hits: no misses, mean 0; invalid input refused. */
+    double h[4] = {1, 2, 3, 4};
+    assert_int_equal(mt_miss_mean_latency(h, 4, 10, &mm), MT_OK);
+    assert_int_equal(mm.misses, 0);
+    assert_int_equal(mt_miss_mean_latency(h, 0, 10, &mm), MT_ERR_INVALID_ARG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +137,7 @@ int main(void)
         cmocka_unit_test(median_even_odd_and_const),
         cmocka_unit_test(select_kth_matches_sort),
         cmocka_unit_test(nearest_rank_bounds),
+        cmocka_unit_test(miss_mean_mixed_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

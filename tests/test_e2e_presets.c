@@ -16,7 +16,7 @@
 #include "probes/probe.h"
 #include "sim/sim.h"
 
-static void measure_and_check(const char *preset_or_file)
+static void measure_and_check(const char *preset_or_file, mt_truth_mode mode)
 {
     mt_errinfo ei = {{0}};
     mt_backend *be = NULL;
@@ -32,7 +32,7 @@ static void measure_and_check(const char *preset_or_file)
     if (err != MT_OK)
         fail_msg("%s: probes failed: %s", preset_or_file, ei.msg);
     char msg[4096];
-    int bad = mt_truth_check(mt_backend_sim_spec(be), t, msg, sizeof msg);
+    int bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, mode, msg, sizeof msg);
     if (bad)
         fail_msg("%s: %d mismatches:\n%s", preset_or_file, bad, msg);
     mt_topology_free(t);
@@ -40,7 +40,7 @@ static void measure_and_check(const char *preset_or_file)
 }
 
 #define PRESET_TEST(name) \
-    static void test_##name(void **state) { (void)state; measure_and_check(#name); }
+    static void test_##name(void **state) { (void)state; measure_and_check(#name, MT_TRUTH_EXACT); }
 PRESET_TEST(h100)
 PRESET_TEST(a100)
 PRESET_TEST(v100)
@@ -49,7 +49,9 @@ PRESET_TEST(pascal)
 PRESET_TEST(maxwell)
 PRESET_TEST(kepler)
 
-/* Spec files written in the documented format, beyond the presets. */
+/* Spec files written in the documented format, beyond the presets: under
+ * the contract of issue 7 (e2e_truth.h), since several of them exist to
+ * show a finding that must be flagged rather than right. */
 static void test_spec_files(void **state)
 {
     (void)state;
@@ -66,7 +68,7 @@ static void test_spec_files(void **state)
         char path[512];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         print_message("spec %s\n", path);
-        measure_and_check(path);
+        measure_and_check(path, MT_TRUTH_CONTRACT);
         n++;
     }
     closedir(d);

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Random, valid simulator specs for stress-testing the probes.
 
-    tools/random_spec.py DIR FIRST LAST   # writes DIR/fFIRST.spec .. fLAST-1.spec
+    tools/random_spec.py DIR FIRST LAST          # writes DIR/fFIRST.spec .. fLAST-1.spec
+    tools/random_spec.py --whole DIR FIRST LAST  # writes DIR/wFIRST.spec ..: the whole format
 
-Each spec draws cache layouts (unified / separate / no L1 caching), sizes,
+Without --whole, each spec draws cache layouts (unified / separate / no L1 caching), sizes,
 lines, sectors, associativity, set indexing, replacement, slices and their
 thread map, constant L1 / L1.5 (or none), L2 fill, partitions and latencies
-from ranges around real GPUs. Run the end-to-end truth check on them with
+from ranges around real GPUs (the draws of seeds f0.. stay as they were).
+With --whole the draws cover the whole documented format instead
+(tools/spec_whole.py). Run the end-to-end truth check on them with
     MT_SPEC_DIR=DIR build/tests/test_e2e_presets
+or, one verdict per spec, tests/sh/test_random_specs.sh.
 Specs that once exposed a probe weakness are kept in tests/specs/.
 """
 import random, sys, os
@@ -87,6 +91,15 @@ outlier_cycles = 900
     out.append(l2)
     out.append(f"[dram]\nlatency = {l2lat + R.randint(150, 400)}\nnoise = 15\n\n[shared]\nlatency = {R.randint(18, 40)}\nnoise = 0.5\n")
     return "\n".join(out)
-d = sys.argv[1]; os.makedirs(d, exist_ok=True)
-for s in range(int(sys.argv[2]), int(sys.argv[3])):
-    open(f"{d}/f{s}.spec", "w").write(spec(s))
+args = sys.argv[1:]
+whole = args[:1] == ["--whole"]
+if whole:
+    args = args[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from spec_whole import spec_whole
+d = args[0]; os.makedirs(d, exist_ok=True)
+for s in range(int(args[1]), int(args[2])):
+    if whole:
+        open(f"{d}/w{s}.spec", "w").write(spec_whole(s))
+    else:
+        open(f"{d}/f{s}.spec", "w").write(spec(s))

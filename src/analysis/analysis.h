@@ -84,6 +84,19 @@ typedef struct {
 } mt_split;
 mt_err mt_split_two_classes(const double *x, size_t n, mt_split *out);
 
+/* Is a two-class split one population or two?  Compares one Gaussian with
+ * the two-Gaussian mixture of the classes split at `threshold` (weights,
+ * means and spreads of each class, spreads floored at MT_BIMODAL_MIN_SD) by
+ * BIC: delta_bic = BIC(one) - BIC(two), positive when two classes explain
+ * the sample better despite their three extra parameters.  two_classes =
+ * both classes non-empty and delta_bic >= MT_BIMODAL_MIN_DELTA_BIC. */
+typedef struct {
+    bool two_classes;
+    double delta_bic;
+    double min_delta_bic;
+} mt_bimodality;
+mt_err mt_bimodality_test(const double *x, size_t n, double threshold, mt_bimodality *out);
+
 /* ---------- line / sector size from the spacing of misses (thesis 4.3) ---------- */
 typedef struct {
     bool found;
@@ -108,6 +121,7 @@ typedef struct {
     bool lower_bound;    /* ratio ~ 1: line >= big_stride */
     uint32_t line_bytes; /* valid when found (or the bound when lower_bound) */
     double ratio;        /* cap_big / cap_small */
+    double margin;       /* |L/P - 1| of the nearest power of two P (0 when lower_bound) */
 } mt_line_estimate;
 mt_err mt_line_from_capacities(double cap_small_stride, double cap_big_stride,
                                uint32_t big_stride, uint32_t min_line,
@@ -148,6 +162,24 @@ typedef struct {
 mt_err mt_miss_excess_test(const double *ref, size_t nref, const double *test,
                            size_t ntest, double hit_threshold, double alpha,
                            mt_miss_excess *out);
+
+/* ---------- mean latency of the misses of a mixed chain ----------
+ * A chain meant to miss a cache may keep some hits (random replacement, a
+ * next level too small to hold a chain many times the cache) and a few
+ * timer outliers.  Samples at or below hit_threshold are hits; of the rest,
+ * those above median + MT_MISS_OUTLIER_SDS robust standard deviations of the
+ * misses (at least MT_MIN_CLASS_GAP_CYCLES) are outliers; the mean is taken
+ * over the misses in between (a mean, not a median: the misses of an L2 with
+ * partitions are a mix of near and far hits, and what a miss costs on
+ * average is their mean). */
+typedef struct {
+    size_t n, hits, misses, outliers;
+    double mean;        /* mean of the kept misses (0 when none) */
+    double median;      /* median of all misses before the cut */
+    double cut;         /* outlier cut used */
+    double hit_threshold;
+} mt_miss_mean;
+mt_err mt_miss_mean_latency(const double *x, size_t n, double hit_threshold, mt_miss_mean *out);
 
 /* ---------- slices per SM (thesis 4.6) ----------
  * disturbed[w] says whether the chain of warp w+1 evicted warp 0's chain.

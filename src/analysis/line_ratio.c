@@ -16,6 +16,7 @@ mt_err mt_line_from_capacities(double cap_small_stride, double cap_big_stride,
     out->found = false;
     out->lower_bound = false;
     out->line_bytes = 0;
+    out->margin = 0.0;
     out->ratio = cap_big_stride / cap_small_stride;
 
     /* Capacity did not grow (within the tolerance non-LRU replacement
@@ -39,7 +40,8 @@ mt_err mt_line_from_capacities(double cap_small_stride, double cap_big_stride,
     /* Relative test |L/P - 1| <= tol.  With tol = 0.25 the accepted band
      * [0.75 P, 1.25 P] lies inside P's log-space rounding interval
      * (P/sqrt2, P*sqrt2), so at most one power of two can ever accept. */
-    if (fabs(l / p - 1.0) <= MT_LINE_RATIO_TOLERANCE) {
+    out->margin = fabs(l / p - 1.0);
+    if (out->margin <= MT_LINE_RATIO_TOLERANCE) {
         out->found = true;
         out->line_bytes = (uint32_t)p;
     }

@@ -35,6 +35,24 @@
  * must be rejected, not rounded. */
 #define MT_LINE_RATIO_TOLERANCE 0.2
 
+/* A line accepted with |L/P - 1| above this is weak evidence (an H200 gave
+ * 146.3 B per line, 14% from 128 B, in runs where others gave ranges): it is
+ * still reported, with a confidence below 0.5 and a note.  Real caches at
+ * the probe's best stride are within a few percent (H100: 0%); 10% leaves
+ * room for non-LRU replacement and half of the tolerance band beyond it. */
+#define MT_LINE_RATIO_FIRM 0.1
+
+/* Two latency classes are two populations (a near and a far L2 partition)
+ * only if a two-Gaussian mixture of Otsu's classes beats one Gaussian by
+ * this much in BIC (Kass and Raftery: a difference above 10 is "very strong"
+ * evidence).  Otsu cuts every sample in two, even one bell curve, whose
+ * halves end up ~1.6 sigma apart: with L2 noise above ~5 cycles that passes
+ * MT_MIN_CLASS_GAP_CYCLES, and the BIC test is what rejects it. */
+#define MT_BIMODAL_MIN_DELTA_BIC 10.0
+/* Class spreads are floored at this many cycles: latencies are integers,
+ * and a noise-free class would otherwise have zero variance. */
+#define MT_BIMODAL_MIN_SD 0.5
+
 #endif
 
 /* Probe-side thresholds (used by src/probes, listed in every report). */
@@ -45,6 +63,21 @@
  * least MT_MIN_CLASS_GAP_CYCLES.  5 sigma keeps Gaussian timer noise below
  * one false miss per million loads. */
 #define MT_HIT_MARGIN_MADS 5.0
+/* Misses of a chain slower than their median by more than this many robust
+ * standard deviations (and MT_MIN_CLASS_GAP_CYCLES) are timer outliers, not
+ * misses (mt_miss_mean_latency).  Wide enough for the near/far mix of a
+ * partitioned L2 (its robust spread is about 0.74 of the near/far gap, so
+ * the far class lies within ~1 of them); outliers of up to 10000 cycles at
+ * 1% would otherwise move the mean by up to 100 cycles. */
+#define MT_MISS_OUTLIER_SDS 6.0
+/* A miss chain with more than this share of its loads beyond the outlier
+ * cut is not a clean set of next-level hits (it spills further, e.g. to
+ * DRAM): its miss penalty is flagged (confidence MT_CONF_INCONSISTENT).
+ * Timer outliers alone stay below 1% (the spec format's limit). */
+#define MT_MISS_SPILL_SHARE 0.02
+/* Fewest misses a mean miss latency is computed from: with fewer the chain
+ * did not leave the cache often enough to say what a miss costs. */
+#define MT_MISS_MIN_COUNT 100
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03

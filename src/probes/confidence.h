@@ -31,6 +31,10 @@
 /* A count or line that the tests could not pin down: the finding is a
  * range that holds the truth but says little. */
 #define MT_CONF_INCONSISTENT 0.3
+/* A capacity whose first-miss verdict Opt+KS did not confirm: a range over
+ * the confirmation sweep that may miss the truth (timer outliers can make
+ * the first-miss test fire early), so below the 0.5 users trust. */
+#define MT_CONF_CAPACITY_UNCONFIRMED 0.4
 /* A level found absent because its latency equals the next level's: two
  * levels a few cycles apart would look the same. */
 #define MT_CONF_ABSENT_BY_LATENCY 0.8

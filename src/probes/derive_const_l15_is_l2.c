@@ -22,7 +22,17 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     if (err != MT_OK)
         return mt_fail(ei, err, "derivation: threshold list full");
     double tol = fmax(MT_MIN_CLASS_GAP_CYCLES, CONST_L15_IS_L2_TOLERANCE * l2->value);
-    if (fabs(lat->value - l2->value) > tol)
+    /* With partitions the L1.5 latency (a median of misses) may fall on the
+     * near or the far class, or between them: all are L2 hits. */
+    const mt_finding *near = mt_topology_get(t, "l2", "latency");
+    const mt_finding *far = mt_topology_get(t, "l2", "far_latency");
+    double lo = l2->value - tol, hi = l2->value + tol;
+    if (near && far && near->kind == MT_FIND_VALUE && far->kind == MT_FIND_VALUE &&
+        far->confidence >= MT_CONF_INCONSISTENT + 0.01) {
+        lo = fmin(lo, near->value - tol);
+        hi = fmax(hi, far->value + tol);
+    }
+    if (lat->value < lo || lat->value > hi)
         return MT_OK;
     double l15 = lat->value, l2lat = l2->value;
     mt_object *o = mt_topology_object(t, "const_l15");
@@ -33,8 +43,8 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     f.kind = MT_FIND_ABSENT;
     f.value = f.lo = f.hi = 0;
     snprintf(f.note, sizeof f.note,
-             "loads missing the constant L1 take %.1f cycles, the L2's %.1f (within %.1f): no "
-             "constant L1.5", l15, l2lat, tol);
+             "loads missing the constant L1 take %.1f cycles, within the L2's hit latencies "
+             "(mean %.1f, near and far classes, +- %.1f): no constant L1.5", l15, l2lat, tol);
     return mt_derive_set(t, "const_l15", "size", "size", &f, ei);
 }
 

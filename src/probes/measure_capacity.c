@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confidence.h"
 #include "probe_internal.h"
 
 /* Footprints per k-ary refinement round (see mt_capacity_search). */
@@ -283,6 +284,17 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
                 out->hi = out->opt_hi;
         }
         conf *= 0.7;
+    } else if (!out->opt_confirmed && !q->quick && widest.rows >= 4) {
+        /* The confirmation ran and failed: the first-miss test alone can be
+         * fooled (outliers of thousands of cycles reach the binomial test as
+         * misses), so this is a range, over the confirmation sweep, with a
+         * confidence that says it may not hold the truth. */
+        out->kind = MT_FIND_RANGE;
+        out->unconfirmed = true;
+        out->lo = widest.fp[0];
+        out->hi = widest.fp[widest.rows - 1];
+        if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
+            conf = MT_CONF_CAPACITY_UNCONFIRMED;
     } else {
         out->kind = MT_FIND_VALUE;
         if (!out->opt_confirmed && !q->quick)
@@ -304,6 +316,11 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
                              "%s: no misses up to the %llu B limit of this path", what,
                              (unsigned long long)r->lo);
     case MT_FIND_RANGE:
+        if (r->unconfirmed)
+            return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
+                                 "%s: first footprint with extra misses (binomial p=%.2g) not "
+                                 "confirmed by Opt+KS over %llu..%llu B: the size is not established",
+                                 what, r->p_detect, (unsigned long long)r->lo, (unsigned long long)r->hi);
         return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                              "%s: first-miss test and Opt+KS disagree or noise; Opt change %llu..%llu B",
                              what, (unsigned long long)r->opt_lo, (unsigned long long)r->opt_hi);

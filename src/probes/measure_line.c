@@ -19,6 +19,9 @@
  * (0.5); a ratio that is no power of two (0.4). */
 #define MT_CONF_LINE_ALIASED 0.5
 #define MT_CONF_LINE_NOT_POW2 0.4
+/* A line accepted inside MT_LINE_RATIO_TOLERANCE but beyond
+ * MT_LINE_RATIO_FIRM: the nearest power of two is likely, not established. */
+#define MT_CONF_LINE_LOOSE 0.4
 
 /* Candidate strides.  Preferred, all >= 256 B (no GPU cache line is larger)
  * and >= 4 sectors: 2^k (spreads over hashed sets) and the two smallest odd
@@ -144,13 +147,20 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         return mt_fail(c->ei, err, "line estimate from capacities %llu and %llu B failed",
                        (unsigned long long)cap, (unsigned long long)best.lo);
     double conf = cap_conf * best.confidence;
+    mt_note_threshold(c, "MT_LINE_RATIO_FIRM", MT_LINE_RATIO_FIRM,
+                      "line: bytes per line further than this from a power of two give a "
+                      "confidence below 0.5");
     if (le.found) {
         c->cs[id].line = le.line_bytes;
+        bool loose = le.margin > MT_LINE_RATIO_FIRM;
+        if (loose && conf > MT_CONF_LINE_LOOSE)
+            conf = MT_CONF_LINE_LOOSE;
         line = mt_find_value(le.line_bytes, "B", MT_SRC_MEASURED, "capacity-ratio", conf,
                                   "%llu B fit at a sector stride, %.0f elements (lines) at a %u B "
-                                  "stride (best of %zu strides): %.1f B per line",
+                                  "stride (best of %zu strides): %.1f B per line, %.0f%% from %u B%s",
                                   (unsigned long long)cap, best_e, best_s, ns,
-                                  (double)best_s / le.ratio);
+                                  (double)best_s / le.ratio, 100 * le.margin, le.line_bytes,
+                                  loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "");
     } else if (le.lower_bound && !any_odd) {
         /* Only power-of-two strides fitted, and those can alias sets. */
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_ALIASED,

@@ -10,6 +10,9 @@
 #include "confidence.h"
 #include "probe_internal.h"
 
+/* Smallest fill unit a stride-4 miss-spacing test can tell (4 B words). */
+#define MIN_FILL_BYTES 4
+
 /* Fine samples of one warm chain: the reference that defines a hit. */
 static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double *thr,
                              double *median)
@@ -22,6 +25,37 @@ static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, doub
         return err;
     *thr = mt_hit_threshold(x, n);
     *median = mt_median(x, n);
+    free(x);
+    return MT_OK;
+}
+
+/* Fine samples of a chain that thrashes the constant L1: its loads that
+ * miss the L1 (above its hit threshold, outliers cut) are L1.5 hits.  A
+ * random-replacement L1 keeps some hits in any chain of a few times its
+ * size, so the L1.5 is described by the misses only (their median: the
+ * L1.5's latency; their spread: its hit threshold), never by a mean over
+ * all loads. */
+static mt_err l15_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double l1_threshold,
+                            double *thr, double *median, size_t *misses)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
+    size_t n;
+    double *x;
+    mt_err err = mt_run_fine(c, &e, &x, &n);
+    if (err != MT_OK)
+        return err;
+    mt_miss_mean mm;
+    if ((err = mt_miss_mean_latency(x, n, l1_threshold, &mm)) != MT_OK) {
+        free(x);
+        return mt_fail(c->ei, err, "constant L1.5 reference: no samples");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > l1_threshold && x[i] <= mm.cut)
+            x[k++] = x[i];
+    *misses = k;
+    *median = k ? mt_median(x, k) : NAN;
+    *thr = k ? mt_hit_threshold(x, k) : NAN;
     free(x);
     return MT_OK;
 }
@@ -97,13 +131,16 @@ static mt_err probe_constant(mt_probe_ctx *c)
         mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }
-    double med15;
+    double med15 = NAN;
+    size_t n15 = 0;
     mt_progress(c, "constant L1.5 hit reference");
-    if ((err = warm_reference(c, thrash, l1_unit, &s15->hit_threshold, &med15)) != MT_OK)
+    if ((err = l15_reference(c, thrash, l1_unit, s1->hit_threshold, &s15->hit_threshold, &med15,
+                             &n15)) != MT_OK)
         return err;
-    if (med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
+    if (n15 < MT_MISS_MIN_COUNT || med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
         f = mt_find_absent("pchase-fine", MT_CONF_ABSENT_BY_LATENCY,
-                           "chains of 3x the constant L1 are not slower than L1 hits");
+                           "chains of 3x the constant L1 are not slower than L1 hits (%zu of "
+                           "1024 loads above the L1's hit threshold)", n15);
         mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }
@@ -112,17 +149,30 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s15->hit_threshold, 8192, &sp)) != MT_OK)
         return err;
     s15->sector = sp.found ? sp.spacing_bytes : l1_unit;
-    sector_finding(c, "const_l15", &sp, "constant L1.5");
-    if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, thrash, l1_unit, 1, &s15->latency,
-                                      NULL)) != MT_OK)
-        return err;
-    f = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-aggregate",
-                      MT_CONF_AGG_MIXED,
-                      "%llu B chain at %u B stride (3x constant L1); loop overhead "
-                      "subtracted", (unsigned long long)thrash, l1_unit);
+    uint32_t l15_fill_lo = s15->sector; /* smallest fill unit the L1.5 may have */
+    if (sp.found && sp.spacing_bytes <= s1->sector) {
+        l15_fill_lo = MIN_FILL_BYTES;
+        /* Each constant L1 miss asks the L1.5 for the L1's whole fill unit,
+         * so L1.5 misses are at least that far apart: a spacing equal to the
+         * L1's unit only bounds the L1.5's from above. */
+        f = mt_find_range(MIN_FILL_BYTES, sp.spacing_bytes, "B", "pchase-fine-cold miss-spacing",
+                          sp.support,
+                          "constant L1.5 misses %u B apart, the constant L1's own fill unit: "
+                          "the L1.5's cannot be seen below it", sp.spacing_bytes);
+        mt_set(c, "const_l15", "sector", &f);
+    } else {
+        sector_finding(c, "const_l15", &sp, "constant L1.5");
+    }
+    s15->latency = med15;
+    f = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-fine miss median",
+                      MT_CONF_NEAR_CLASS,
+                      "%llu B chain at %u B stride (3x constant L1): median of the %zu of 1024 "
+                      "loads that missed the L1 (above %.1f cycles), timer overhead removed",
+                      (unsigned long long)thrash, l1_unit, n15, s1->hit_threshold);
     mt_set(c, "const_l15", "latency", &f);
-    f = mt_find_value(s15->latency - s1->latency, "cycles", MT_SRC_DERIVED, "latency difference",
-                      MT_CONF_DIFFERENCE, "constant L1.5 minus L1 latency");
+    f = mt_find_value(s15->latency - med1, "cycles", MT_SRC_DERIVED, "latency difference",
+                      MT_CONF_DIFFERENCE, "constant L1.5 latency minus the L1's fine-grained hit "
+                      "median (%.1f)", med1);
     mt_set(c, "const_l1", "miss_penalty", &f);
 
     q = (mt_cap_request){
@@ -136,7 +186,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     s15->size = cap.lo;
     s15->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;
     if (s15->size_is_bound) {
-        f = mt_find_range(s15->sector, (double)limit, "B", "miss-spacing", MT_CONF_RANGE_TO_LIMIT,
+        f = mt_find_range(l15_fill_lo, (double)limit, "B", "miss-spacing", MT_CONF_RANGE_TO_LIMIT,
                           "size beyond the bank: the line is only known to lie between the "
                           "fill unit and the bank");
         mt_set(c, "const_l15", "line", &f);

@@ -102,15 +102,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+size_t mt_drop_slowest_percent(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    size_t keep = n - n / 100;
+    return keep ? keep : n;
+}
+
 mt_err mt_split_robust(const double *x, size_t n, mt_split *out)
 {
     double *t = malloc((n ? n : 1) * sizeof *t);
     if (!t)
         return MT_ERR_NOMEM;
     memcpy(t, x, n * sizeof *t);
-    qsort(t, n, sizeof *t, cmp_double);
-    size_t keep = n - n / 100; /* drop the slowest 1% */
-    mt_err err = mt_split_two_classes(t, keep ? keep : n, out);
+    size_t keep = mt_drop_slowest_percent(t, n);
+    mt_err err = mt_split_two_classes(t, keep, out);
     free(t);
     if (err != MT_OK)
         return err;

@@ -97,6 +97,9 @@ double mt_hit_threshold(const double *ref, size_t n);
  * interrupt-sized outliers cannot become the "upper class"; high_fraction is
  * then recounted over all samples. */
 mt_err mt_split_robust(const double *x, size_t n, mt_split *out);
+/* Sorts x and returns how many of its fastest values to keep: all but the
+ * slowest 1% (interrupt-sized outliers), at least one. */
+size_t mt_drop_slowest_percent(double *x, size_t n);
 
 /* ---- findings ----
  * mt_set stores finding `name` of object `key` (mt_cache_key) in the
@@ -141,6 +144,7 @@ typedef struct {
     uint64_t lo, hi;
     double p_detect;      /* binomial p-value of the first footprint with misses */
     bool opt_confirmed;   /* Opt + KS found a change in the final sweep */
+    bool unconfirmed;     /* the confirmation sweep ran and found no change: a range */
     uint64_t opt_lo, opt_hi;
     double ks_d, ks_p;
     double hit_threshold;

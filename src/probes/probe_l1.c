@@ -5,7 +5,7 @@
  *   size      -> capacity search at a stride of one sector
  *   line      -> capacity at a multiple of the sector vs. at one sector
  *   latency   -> aggregate chase over a resident chain, loop overhead removed
- *   miss pen. -> aggregate chase over a chain far larger than the cache
+ * (the miss penalty needs the L2's partitions: probe_l1_miss.c, after the L2)
  */
 #include <math.h>
 #include <stdio.h>
@@ -217,28 +217,6 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
                       c->overhead_agg, s->hit_fine);
     mt_set(c, key, "latency", &f);
 
-    /* Miss penalty: a chain far beyond the cache but inside the L2. */
-    if (!s->size_is_bound && s->size) {
-        uint32_t stride = s->line ? s->line : (s->sector > 128 ? s->sector : 128);
-        uint64_t big = 32 * s->size;
-        if (c->dev.l2_bytes && big > c->dev.l2_bytes / 4)
-            big = c->dev.l2_bytes / 4;
-        if (big < 2 * s->size)
-            big = 2 * s->size;
-        if (c->dev.path_limit_bytes[p] && big > c->dev.path_limit_bytes[p])
-            big = c->dev.path_limit_bytes[p];
-        big = mt_round_down(big, stride);
-        double miss_lat;
-        mt_progress(c, "%s miss penalty", pn);
-        if ((err = mt_measure_agg_latency(c, p, big, stride, 1, &miss_lat, NULL)) != MT_OK)
-            return err;
-        f = mt_find_value(miss_lat - lat, "cycles", MT_SRC_MEASURED, "pchase-aggregate difference",
-                          MT_CONF_DIFFERENCE,
-                          "%llu B chain at %u B stride: %.1f cycles per load (served by L2) "
-                          "minus hit latency %.1f",
-                          (unsigned long long)big, stride, miss_lat, lat);
-        mt_set(c, key, "miss_penalty", &f);
-    }
     return MT_OK;
 }
 
@@ -251,15 +229,14 @@ static mt_err run_readonly(mt_probe_ctx *c) { return probe_l1_level(c, MT_CACHE_
 #define L1_FLAGS (MT_OBJ_IN_TABLE | MT_OBJ_SHAREABLE)
 #define L1_FINDINGS(k) \
     {k ".size", "size"}, {k ".line", "line"}, {k ".sector", "sector"}, \
-    {k ".latency", "latency"}, {k ".miss_penalty", "miss penalty"}
+    {k ".latency", "latency"}
 
 static const mt_object_decl l1d_objects[] = {
     {"l1d", "L1 Data", "L1D", MT_OBJ_CACHE, L1_FLAGS, 10}, {NULL}};
 static const mt_finding_decl l1d_provides[] = {
     L1_FINDINGS("l1d"), {"l1d.caches_global_loads", "global loads (ld.global.ca) cached"}, {NULL}};
 const mt_probe_desc mt_probe_l1d = {
-    .name = "l1d", .summary = "L1 data cache (ld.global.ca): presence, sector, size, line, latency, "
-                              "miss penalty",
+    .name = "l1d", .summary = "L1 data cache (ld.global.ca): presence, sector, size, line, latency",
     .rank = 20, .objects = l1d_objects, .provides = l1d_provides, .run = run_l1d,
 };
 

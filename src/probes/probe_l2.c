@@ -39,6 +39,21 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
     }
     bool parts = sp.separated && sp.high_fraction >= PARTITION_MIN_SHARE &&
                  sp.high_fraction <= 1 - PARTITION_MIN_SHARE;
+    /* Otsu halves even one bell curve; with noise above ~5 cycles the halves
+     * pass the class gap.  Two partitions must be two populations (BIC test,
+     * on the samples without the slowest 1% as for the split). */
+    mt_bimodality bm = {0};
+    if (parts) {
+        double *t = malloc(n * sizeof *t);
+        if (!t) {
+            free(x);
+            return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+        }
+        memcpy(t, x, n * sizeof *t);
+        size_t keep = mt_drop_slowest_percent(t, n);
+        parts = mt_bimodality_test(t, keep, sp.threshold, &bm) == MT_OK && bm.two_classes;
+        free(t);
+    }
     double near, far = NAN;
     if (parts) {
         size_t nl = 0, nh = 0;
@@ -62,8 +77,9 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
         free(hi);
         mt_finding f = mt_find_value(
             far, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split", MT_CONF_FAR_CLASS,
-            "median of the slower class (%.0f%% of %zu L2-resident lines, Otsu threshold %.0f), "
-            "SM 0, timer overhead removed", 100 * sp.high_fraction, n, sp.threshold);
+            "median of the slower class (%.0f%% of %zu L2-resident lines, Otsu threshold %.0f, "
+            "two populations by BIC: delta %.0f >= %g), SM 0, timer overhead removed",
+            100 * sp.high_fraction, n, sp.threshold, bm.delta_bic, MT_BIMODAL_MIN_DELTA_BIC);
         mt_set(c, "l2", "far_latency", &f);
         f = mt_find_value(near, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split",
                           MT_CONF_NEAR_CLASS,
@@ -80,6 +96,24 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
     return MT_OK;
 }
 
+/* Findings that check each other: a far-partition class while the capacity
+ * test sees no partitioning is an impossible combination.  The capacity test
+ * counts evictions, the class split only latencies, so the far class loses:
+ * its confidence drops and the note says why. */
+static void contradict_far_class(mt_probe_ctx *c, bool no_partitioning)
+{
+    const mt_finding *far = mt_get(c, "l2", "far_latency");
+    if (!no_partitioning || far->kind != MT_FIND_VALUE)
+        return;
+    mt_finding f = *far;
+    if (f.confidence > MT_CONF_INCONSISTENT)
+        f.confidence = MT_CONF_INCONSISTENT;
+    size_t len = strlen(f.note);
+    snprintf(f.note + len, sizeof f.note - len,
+             "; contradicted: the partition-size test sees no partitioning");
+    mt_set(c, "l2", "far_latency", &f);
+}
+
 static mt_err probe_l2(mt_probe_ctx *c)
 {
     mt_cache_state *s = &c->cs[MT_CACHE_L2];
@@ -93,12 +127,16 @@ static mt_err probe_l2(mt_probe_ctx *c)
                       "L2: a slower latency class is a far partition if it holds this share");
     mt_note_threshold(c, "PARTITION_MAX_SHARE", PARTITION_MAX_SHARE,
                       "L2: one SM sees a partition if it can use at most this share of the L2");
+    mt_note_threshold(c, "MT_BIMODAL_MIN_DELTA_BIC", MT_BIMODAL_MIN_DELTA_BIC,
+                      "two latency classes are two populations if BIC prefers two Gaussians by this");
     mt_progress(c, "L2 hit latency and partitions");
     mt_err err = hit_classes(c, s);
     if (err != MT_OK)
         return err;
     /* Aggregate latency over the same kind of chain: the mean over partitions. */
-    uint64_t fp = c->dev.l2_bytes / 8 < (1u << 20) ? mt_round_down(c->dev.l2_bytes / 8, 128) : (1u << 20);
+    /* At most 1/32 of the L2: a quarter of one partition of up to 8, so
+     * the chain cannot spill to DRAM from the part one SM can use. */
+    uint64_t fp = c->dev.l2_bytes / 32 < (1u << 20) ? mt_round_down(c->dev.l2_bytes / 32, 128) : (1u << 20);
     if ((err = mt_measure_agg_latency(c, MT_PATH_GLOBAL_CG, fp, 128, 1, &s->latency, NULL)) != MT_OK)
         return err;
     s->agg_latency = s->latency;
@@ -156,6 +194,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
             "one SM's chains fit up to %llu B without misses: no partition smaller than the L2",
             (unsigned long long)small.lo);
         mt_set(c, "l2", "partition_size", &f);
+        contradict_far_class(c, true);
         return MT_OK;
     }
     if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
@@ -171,6 +210,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
             "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
             (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
     mt_set(c, "l2", "partition_size", &f);
+    contradict_far_class(c, f.kind == MT_FIND_ABSENT);
     if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, small.confidence,
                                s->sector, 0, lim ? lim : UINT64_MAX, 1,
                                s->hit_threshold)) != MT_OK)

@@ -187,7 +187,7 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
     int warps = maxt / ws < SLICE_WARPS ? maxt / ws : SLICE_WARPS;
     if (warps < 2 || ws > 64)
         return MT_OK;
-    enum { MAXN = 64 + SLICE_WARPS };
+    enum { MAXN = 64 + SLICE_WARPS + 1 };
     mt_experiment ref = pair_exp(c, id, 0, MT_CACHE_COUNT, 0);
     mt_experiment e[MAXN];
     int ref_of[MAXN] = {0};
@@ -197,6 +197,11 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
         e[n++] = pair_exp(c, id, 0, id, t);
     for (int w = 1; w < warps; w++)
         e[n++] = pair_exp(c, id, 0, id, ws * w);
+    /* Positive control: a second chain on thread 0 itself must disturb the
+     * first (one thread, one slice).  Without that the test cannot see any
+     * sharing, and "nobody disturbs" would read as one slice per thread. */
+    size_t control = n;
+    e[n++] = pair_exp(c, id, 0, id, 0);
     for (size_t i = 0; i < n; i++)
         cache_of[i] = id;
     mt_comparison cmp[MAXN];
@@ -212,7 +217,12 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
     mt_count_slices(dist, (size_t)ws - 1, &in_warp);
     mt_count_slices(dist + ws - 1, (size_t)warps - 1, &across);
     mt_finding f;
-    if (in_warp.ok && across.ok)
+    if (!cmp[control].differs)
+        f = mt_find_range(1, (double)ws * warps, "count", "two-chain thread/warp disturbance",
+                          MT_CONF_INCONSISTENT,
+                          "two chains on thread 0 itself do not disturb each other: the test "
+                          "cannot see a shared slice, so the count is unknown");
+    else if (in_warp.ok && across.ok)
         f = mt_find_value(in_warp.slices * across.slices, "count", MT_SRC_MEASURED,
                                     "two-chain thread/warp disturbance", MT_CONF_SLICES,
                                     "%d of %d threads of warp 0 and %d of %d warps share thread 0's "

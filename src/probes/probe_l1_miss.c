@@ -1,0 +1,119 @@
+/* Miss penalty of the L1-level caches (l1d, texture, read-only): what a
+ * load that misses the cache pays on average beyond a hit.  It runs after
+ * the L2 probe because the chain must miss the L1 yet stay inside the part
+ * of the L2 one SM can use (one partition of a partitioned L2): a chain
+ * that spills to DRAM, or one that keeps L1 hits (random replacement), is
+ * not what a miss costs.  One fine-grained warm chain per cache: each load
+ * is classified (hit below the cache's hit threshold, outlier far above the
+ * misses), and the penalty is the mean of the misses minus the hit median;
+ * a chain that is not clean enough to say is flagged, never trusted. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "confidence.h"
+#include "probe_internal.h"
+
+#define MISS_CHAIN_FACTOR 32 /* chain of 32x the cache: nearly every load misses any policy */
+#define MISS_LOADS 2048u     /* fine samples: the mean of the misses to well under a cycle */
+
+/* Bytes of the L2 one SM can fill: the partition measured by the L2 probe,
+ * else the driver's L2 size. */
+static uint64_t l2_usable(const mt_probe_ctx *c)
+{
+    const mt_finding *p = mt_get(c, "l2", "partition_size");
+    if (p->kind == MT_FIND_VALUE && p->value > 0 && p->value < (double)c->dev.l2_bytes)
+        return (uint64_t)p->value;
+    return c->dev.l2_bytes;
+}
+
+static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
+{
+    const mt_cache_state *s = &c->cs[id];
+    const char *key = mt_cache_key(id);
+    if (!s->present || s->size_is_bound || !s->size || !s->hit_known)
+        return MT_OK;
+    mt_path p = mt_cache_path(id);
+    uint32_t stride = s->line ? s->line : (s->sector > 128 ? s->sector : 128);
+    /* A quarter of the usable L2 holds the chain under any L2 policy; at
+     * least twice the cache, so that it cannot fit the cache. */
+    uint64_t usable = l2_usable(c), big = MISS_CHAIN_FACTOR * s->size;
+    if (usable && big > usable / 4)
+        big = usable / 4;
+    if (big < 2 * s->size)
+        big = 2 * s->size;
+    if (c->dev.path_limit_bytes[p] && big > c->dev.path_limit_bytes[p])
+        big = c->dev.path_limit_bytes[p];
+    big = mt_round_down(big, stride);
+    if (big < 2 * (uint64_t)stride)
+        return MT_OK;
+    uint32_t loads = MISS_LOADS < c->dev.max_fine_loads ? MISS_LOADS : c->dev.max_fine_loads;
+    mt_experiment e = mt_exp_chase(p, big, stride, 1, loads, MT_MODE_FINE);
+    size_t n;
+    double *x;
+    mt_progress(c, "%s miss penalty", mt_path_name(p));
+    mt_err err = mt_run_fine(c, &e, &x, &n);
+    if (err != MT_OK)
+        return err;
+    mt_miss_mean mm;
+    err = mt_miss_mean_latency(x, n, s->hit_threshold, &mm);
+    free(x);
+    if (err != MT_OK)
+        return mt_fail(c->ei, err, "%s miss penalty: no samples", key);
+    /* Too few misses to say what one costs: no claim (the chain could not
+     * leave the cache, e.g. a path limit below twice its size). */
+    if (mm.misses < MT_MISS_MIN_COUNT)
+        return MT_OK;
+    double spill = (double)mm.outliers / (double)mm.n;
+    double penalty = mm.mean - s->hit_fine;
+    /* Misses slower than the L2's own hit threshold (cg loads), with this
+     * path's hit latency as room for the extra trip through its cache, are
+     * not L2 hits: the chain spills (e.g. an L2 partition smaller than
+     * twice the cache). */
+    const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
+    bool beyond_l2 = l2->hit_known && mm.median > l2->hit_threshold + s->hit_fine;
+    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2;
+    double conf = spills ? MT_CONF_INCONSISTENT : MT_CONF_DIFFERENCE;
+    mt_finding f = mt_find_value(
+        penalty, "cycles", MT_SRC_MEASURED, "pchase-fine miss mean",
+        conf,
+        "%llu B chain at %u B stride (L2 usable by one SM: %llu B): mean of %zu misses %.1f "
+        "minus hit median %.1f; %zu hits (<= %.1f) and %zu loads beyond %.1f left out%s",
+        (unsigned long long)big, stride, (unsigned long long)usable, mm.misses, mm.mean,
+        s->hit_fine, mm.hits, mm.hit_threshold, mm.outliers, mm.cut,
+        beyond_l2 ? "; the misses are slower than L2 hits: the chain spills beyond the L2, "
+                    "the penalty is uncertain"
+        : spills ? "; too many slow loads: the chain spills beyond the L2, the penalty is "
+                   "uncertain"
+                 : "");
+    mt_set(c, key, "miss_penalty", &f);
+    return MT_OK;
+}
+
+static mt_err run(mt_probe_ctx *c)
+{
+    mt_note_threshold(c, "MT_MISS_OUTLIER_SDS", MT_MISS_OUTLIER_SDS,
+                      "miss penalty: misses this many robust SDs above their median are outliers");
+    mt_note_threshold(c, "MT_MISS_SPILL_SHARE", MT_MISS_SPILL_SHARE,
+                      "miss penalty: more loads than this share beyond the cut flag the penalty");
+    mt_note_threshold(c, "MT_MISS_MIN_COUNT", MT_MISS_MIN_COUNT,
+                      "miss penalty: fewest misses a mean miss latency is taken from");
+    static const mt_cache_id ids[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        mt_err err = miss_penalty(c, ids[i]);
+        if (err != MT_OK)
+            return err;
+    }
+    return MT_OK;
+}
+
+static const mt_finding_decl provides[] = {
+    {"l1d.miss_penalty", "miss penalty"}, {"texture.miss_penalty", "miss penalty"},
+    {"readonly.miss_penalty", "miss penalty"}, {NULL}};
+static const char *const requires[] = {"l1d.size", "texture.size", "readonly.size", "l2.latency",
+                                       NULL};
+const mt_probe_desc mt_probe_l1_miss = {
+    .name = "l1_miss", .summary = "miss penalty of l1d, texture and read-only, within the L2 one SM "
+                                  "can use",
+    .rank = 65, .provides = provides, .requires = requires, .run = run,
+};

@@ -1,0 +1,53 @@
+/* One verdict per spec file: measures each spec given on the command line
+ * with the real probes on the simulator and checks the topology against the
+ * spec's truth under the contract of e2e_truth.h (a wrong finding must be a
+ * range or bound holding the truth, or carry a confidence below
+ * MT_TRUTH_TRUSTED).  Prints "ok SPEC" or "not ok SPEC" followed by the
+ * mismatches; exits 1 when any spec failed.  Built optimised (build/e2e_check)
+ * for the randomized test tests/sh/test_random_specs.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "e2e_truth.c"
+#include "probes/probe.h"
+#include "sim/sim.h"
+
+static int check_one(const char *path)
+{
+    mt_errinfo ei = {{0}};
+    mt_backend *be = NULL;
+    if (mt_backend_sim_open(path, 0, 0, &be, &ei) != MT_OK) {
+        printf("not ok %s: %s\n", path, ei.msg);
+        return 1;
+    }
+    mt_topology *t = mt_topology_new();
+    int bad = 1;
+    mt_probe_options opt;
+    mt_probe_options_default(&opt);
+    if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
+        printf("not ok %s: no device info: %s\n", path, ei.msg);
+    } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {
+        printf("not ok %s: probes failed: %s\n", path, ei.msg);
+    } else {
+        char msg[8192];
+        bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, MT_TRUTH_CONTRACT, msg, sizeof msg);
+        if (bad)
+            printf("not ok %s: %d findings wrong with confidence >= %.1f\n%s", path, bad,
+                   MT_TRUTH_TRUSTED, msg);
+        else
+            printf("ok %s\n", path);
+    }
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+    return bad != 0;
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0;
+    for (int i = 1; i < argc; i++) {
+        failed += check_one(argv[i]);
+        fflush(stdout);
+    }
+    return failed ? 1 : 0;
+}
