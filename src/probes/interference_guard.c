@@ -53,7 +53,8 @@ static const char *first_bad(const mt_guard *g, const char *const *ids)
     return NULL;
 }
 
-/* Caps the confidence of every finding in provides and notes why. */
+/* Caps the confidence of every measured or derived finding in provides and
+ * notes why. */
 static void cap_findings(mt_topology *t, mt_guard *g, const mt_finding_decl *provides,
                          const char *why)
 {
@@ -62,7 +63,9 @@ static void cap_findings(mt_topology *t, mt_guard *g, const mt_finding_decl *pro
         const char *name = mt_split_finding_id(f->id, key, sizeof key);
         mt_object *o = name ? mt_topology_object(t, key) : NULL;
         const mt_finding *cur = o ? mt_object_get(o, name) : NULL;
-        if (!cur || is_bad(g, f->id))
+        /* The driver's answers (sizes, clocks) do not depend on the load. */
+        if (!cur || is_bad(g, f->id) || cur->source == MT_SRC_DRIVER ||
+            cur->kind == MT_FIND_NONE)
             continue;
         mt_finding nf = *cur;
         if (nf.confidence > MT_INTERFERE_CONF_CAP)
