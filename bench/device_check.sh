@@ -4,7 +4,7 @@
 # the GPU at hand only, then
 #   1. five idle full reports (wall time of each, JSON kept; the first one
 #      recorded, as the replay fixture),
-#   2. one report while build/gpu_load streams 4 GiB on all SMs,
+#   2. one report while build/gpu_load streams 4 GiB on all SMs (recorded),
 #   3. two reports at once on the same GPU,
 # and prints a summary.  Usage: bench/device_check.sh OUTDIR [idle runs]
 set -uo pipefail
@@ -27,9 +27,11 @@ tar -C "$(dirname "$rec")" -cJf "$out/rec.tar.xz" rec
 ./build/gpu_load 4096 20 >"$out/load.txt" 2>&1 & lp=$!
 sleep 2
 s=$(date +%s%N)
-./build/memtopo --json "$out/loaded.json" >"$out/loaded.txt" 2>"$out/loaded.err"
+lrec=$(mktemp -d)/rec-loaded
+./build/memtopo --json "$out/loaded.json" --record "$lrec" >"$out/loaded.txt" 2>"$out/loaded.err"
 echo "loaded run: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null
+tar -C "$(dirname "$lrec")" -cJf "$out/rec-loaded.tar.xz" rec-loaded
 # 3. two at once
 ./build/memtopo --json "$out/twin1.json" >"$out/twin1.txt" 2>"$out/twin1.err" & a=$!
 ./build/memtopo --json "$out/twin2.json" >"$out/twin2.txt" 2>"$out/twin2.err" & b=$!
