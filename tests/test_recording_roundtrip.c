@@ -20,22 +20,7 @@
 #include "recording/recording.h"
 #include "replay_fake.h"
 
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mt_replay_rt_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir_fixture.h"
 
 #define N_BATCH1 4
 #define N_BATCH2 3

@@ -15,22 +15,7 @@
 #include "recording/recording.h"
 #include "sim/sim.h"
 
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mt_replay_sim_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir_fixture.h"
 
 static mt_experiment one(mt_path p, uint64_t footprint, uint32_t stride, uint32_t loads,
                          mt_mode mode)

@@ -21,22 +21,7 @@
 #include "report/atomic_file.h"
 #include "report/output_check.h"
 
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mt_atomic_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir_fixture.h"
 
 static void write_text(const char *path, const char *text)
 {

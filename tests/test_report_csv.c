@@ -25,22 +25,7 @@ static const char *const header[N_COLS] = {"object", "finding", "label",      "k
 enum { C_OBJECT, C_FINDING, C_LABEL, C_KIND, C_VALUE, C_LO, C_HI, C_TEXT, C_UNIT, C_SOURCE,
        C_METHOD, C_CONF, C_NOTE, C_VALUE_NS, C_LO_NS, C_HI_NS };
 
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mt_report_csv_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir_fixture.h"
 
 static int exists(const char *p)
 {

@@ -23,22 +23,7 @@
 #define SCHEMA "schema/memtopo-report.schema.json"
 #define CHECKER "tests/check_schema.py"
 
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mt_report_json_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir_fixture.h"
 
 static int exists(const char *p)
 {

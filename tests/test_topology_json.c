@@ -21,22 +21,7 @@
 
 #define V1_REPORT "tests/fixtures/h100-sxm5/report.json"
 
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mt_topology_json_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#include "tmpdir_fixture.h"
 
 /* Equal numbers: exactly, or (rel_tol > 0) within a relative tolerance. */
 static void num_eq(double a, double b, double rel_tol, const char *what)
