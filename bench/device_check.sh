@@ -6,6 +6,7 @@
 #      recorded, as the replay fixture),
 #   2. one report while build/gpu_load streams 4 GiB on all SMs (recorded),
 #   3. two reports at once on the same GPU,
+#   4. a run interrupted by SIGINT, and the replay of its recording,
 # and prints a summary.  Usage: bench/device_check.sh OUTDIR [idle runs]
 set -uo pipefail
 out=${1:?outdir}; runs=${2:-5}
@@ -37,5 +38,12 @@ tar -C "$(dirname "$lrec")" -cJf "$out/rec-loaded.tar.xz" rec-loaded
 ./build/memtopo --json "$out/twin2.json" >"$out/twin2.txt" 2>"$out/twin2.err" & b=$!
 wait "$a"; echo "twin 1: rc=$?" | tee -a "$out/log.txt"
 wait "$b"; echo "twin 2: rc=$?" | tee -a "$out/log.txt"
+# 4. SIGINT in the middle of a GPU run: exit 130, partial JSON, a
+#    recording that replays to the same partial report
+./build/memtopo --json "$out/int.json" --record "$out/int-rec" >"$out/int.txt" 2>"$out/int.err" & p=$!
+sleep 0.45; kill -INT "$p"; wait "$p"; echo "interrupted run: rc=$?" | tee -a "$out/log.txt"
+./build/memtopo --replay "$out/int-rec" --json "$out/int-replay.json" >/dev/null 2>>"$out/int.err"
+echo "replay of it: rc=$?" | tee -a "$out/log.txt"
+rm -rf "$out/int-rec"
 sed -n '10,24p' "$out/idle1.txt"
 cat "$out/loaded.err" | head -5
