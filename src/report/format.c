@@ -73,6 +73,8 @@ static int is_bytes(const char *unit) { return strcmp(unit, "B") == 0; }
  * samples (halves at most matter), counts may be averages. */
 static int unit_max_decimals(const char *unit)
 {
+    if (strcmp(unit, "MHz") == 0)
+        return 0; /* a clock: 1980 MHz, not 1979.99 */
     return strcmp(unit, "cycles") == 0 || strcmp(unit, "ns") == 0 ? 1 : 2;
 }
 
