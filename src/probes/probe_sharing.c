@@ -285,6 +285,13 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
                           MT_CONF_INCONSISTENT,
                           "two chains on thread 0 itself do not disturb each other: the test "
                           "cannot see a shared slice, so the count is unknown");
+    else if (in_warp.ok && across.ok && (in_warp.at_least || across.at_least))
+        f = mt_find_bound(in_warp.slices * across.slices, "count",
+                          "two-chain thread/warp disturbance", MT_CONF_SLICES,
+                          "%d of %d threads of warp 0 and %d of %d warps share thread 0's slice, "
+                          "all of them next to it: the pattern was not seen to repeat, so more "
+                          "slices may lie beyond the tested threads", in_warp.sharing_warps,
+                          in_warp.n_warps, across.sharing_warps, across.n_warps);
     else if (in_warp.ok && across.ok)
         f = mt_find_value(in_warp.slices * across.slices, "count", MT_SRC_MEASURED,
                                     "two-chain thread/warp disturbance", MT_CONF_SLICES,
