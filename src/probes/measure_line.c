@@ -168,10 +168,19 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   "or the stride aliased sets", (unsigned long long)best.lo, best_s,
                                   best_s);
     } else if (le.lower_bound) {
+        /* A fallback stride of under 4 sectors only tells "line == sector"
+         * from "line > sector" while the sets spread evenly; random
+         * replacement or a hashed index makes such a short chain conflict
+         * early and look like fewer lines.  A bound from one is weak. */
+        bool fallback = best_s < 4 * sector;
+        if (fallback && conf > MT_CONF_LINE_NOT_POW2)
+            conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
-                                  "holds more than one element", (unsigned long long)best.lo, best_s,
-                                  (unsigned long long)cap, sector);
+                                  "holds more than one element%s", (unsigned long long)best.lo, best_s,
+                                  (unsigned long long)cap, sector,
+                                  fallback ? " (a stride under 4 sectors, where conflicts also look "
+                                             "like this: weak evidence)" : "");
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "
