@@ -111,7 +111,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_line(c, MT_CACHE_CONST_L1, MT_PATH_CONSTANT, s1->size, cap.confidence,
                                s1->sector, 0, limit, 0, NAN)) != MT_OK)
         return err;
-    uint64_t fp_hit = mt_round_down(s1->size / 2, s1->sector);
+    uint64_t fp_hit = mt_hit_footprint(s1->size / 2, s1->sector);
     if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp_hit, s1->sector, 1, &s1->latency,
                                       NULL)) != MT_OK)
         return err;
@@ -138,9 +138,15 @@ static mt_err probe_constant(mt_probe_ctx *c)
                              &n15)) != MT_OK)
         return err;
     if (n15 < MT_MISS_MIN_COUNT || med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
-        f = mt_find_absent("pchase-fine", MT_CONF_ABSENT_BY_LATENCY,
+        /* Built on the L1's size: no surer than it (an unconfirmed L1 size
+         * may be far below the truth, and 3x it may still fit the L1). */
+        double conf = cap.confidence < MT_CONF_ABSENT_BY_LATENCY ? cap.confidence
+                                                                 : MT_CONF_ABSENT_BY_LATENCY;
+        f = mt_find_absent("pchase-fine", conf,
                            "chains of 3x the constant L1 are not slower than L1 hits (%zu of "
-                           "1024 loads above the L1's hit threshold)", n15);
+                           "1024 loads above the L1's hit threshold)%s", n15,
+                           conf < MT_CONF_ABSENT_BY_LATENCY ? "; the L1 size it rests on is "
+                                                              "uncertain" : "");
         mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }

@@ -78,6 +78,14 @@ static inline uint64_t mt_round_down(uint64_t v, uint64_t m)
 {
     return m ? v / m * m : v;
 }
+/* Footprint of a hit-latency chain: half the cache, in whole strides, and
+ * at least one stride (a cache measured as one stride, e.g. the low end of
+ * an unconfirmed size range, still gets a chain). */
+static inline uint64_t mt_hit_footprint(uint64_t half_size, uint32_t stride)
+{
+    uint64_t fp = mt_round_down(half_size, stride);
+    return fp < stride ? stride : fp;
+}
 
 /* Path that reaches a logical cache (probe_l1.c). */
 mt_path mt_cache_path(mt_cache_id id);
