@@ -283,7 +283,12 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
             if (out->opt_hi > out->hi)
                 out->hi = out->opt_hi;
         }
+        /* Two tests that disagree establish neither: their union may miss
+         * the truth too (a policy that keeps most of an over-full chain, as
+         * Fermi's fixed victim way does, fools both the same way). */
         conf *= 0.7;
+        if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
+            conf = MT_CONF_CAPACITY_UNCONFIRMED;
     } else if (!out->opt_confirmed && !q->quick && widest.rows >= 4) {
         /* The confirmation ran and failed: the first-miss test alone can be
          * fooled (outliers of thousands of cycles reach the binomial test as
