@@ -4,6 +4,7 @@
  * change is the constant L1.5, or none before the bank limit, which is then
  * reported as a bound ("> 64 KiB"). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,32 @@ static void sector_finding(mt_probe_ctx *c, const char *key, const mt_spacing *s
                            what, sp->n_misses, 100 * sp->support, sp->threshold);
         mt_set(c, key, "sector", &f);
     }
+}
+
+/* The L1.5's line was measured at multiples of a "sector" that is really
+ * the constant L1's fill unit (every L1 miss asks for that much): lines of
+ * that unit or smaller all look like it.  A line at or below it, and the
+ * low end of a range or bound, become a range down to the smallest fill
+ * unit, with the same confidence. */
+static void widen_hidden_line(mt_probe_ctx *c, uint32_t fill_lo, uint32_t unit)
+{
+    mt_finding f = *mt_get(c, "const_l15", "line");
+    double hi;
+    if (f.kind == MT_FIND_VALUE && f.value <= unit)
+        hi = f.value;
+    else if (f.kind == MT_FIND_RANGE || f.kind == MT_FIND_LOWER_BOUND)
+        hi = f.kind == MT_FIND_RANGE ? f.hi : (double)UINT32_MAX;
+    else
+        return;
+    f.kind = MT_FIND_RANGE;
+    f.lo = fill_lo;
+    f.hi = hi;
+    f.value = 0;
+    size_t len = strlen(f.note);
+    snprintf(f.note + len, sizeof f.note - len,
+             "; the constant L1's %u B fill unit hides lines below it: from %u B", unit, fill_lo);
+    mt_set(c, "const_l15", "line", &f);
+    c->cs[MT_CACHE_CONST_L15].line = 0;
 }
 
 static mt_err probe_constant(mt_probe_ctx *c)
@@ -203,6 +230,8 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_line(c, MT_CACHE_CONST_L15, MT_PATH_CONSTANT, s15->size, cap.confidence,
                                s15->sector, 5 * (s1->size / l1_unit) / 4, limit, 0, NAN)) != MT_OK)
         return err;
+    if (l15_fill_lo < s15->sector)
+        widen_hidden_line(c, l15_fill_lo, s15->sector);
     if (2 * s15->size <= limit) {
         /* Stride of one L1.5 line (or fill unit): each load a new L1.5 line,
          * and still far more lines than the constant L1 holds. */
