@@ -206,6 +206,8 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   (unsigned long long)cap, sector,
                                   fallback ? " (a stride under 4 sectors, where conflicts also look "
                                              "like this: weak evidence)" : "");
+        if (fallback) /* conflicts at one stride: maybe at the sector stride too */
+            doubt_size(c, key, conf);
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "

@@ -209,8 +209,11 @@ static mt_err probe_constant(mt_probe_ctx *c)
     mt_set(c, "const_l1", "miss_penalty", &f);
 
     q = (mt_cap_request){
-        .path = MT_PATH_CONSTANT, .stride = l1_unit, .start = 2 * thrash, .limit = limit,
-        .granule = l1_unit, .ref_footprint = thrash, .hit_threshold = NAN,
+        /* At the L1's fill-unit stride every byte of the footprint is asked
+         * of the L1.5 (at its line stride only one fill unit per line is,
+         * and an L1.5 with smaller lines would seem larger by line / fill). */
+        .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 2 * thrash, .limit = limit,
+        .granule = s1->sector, .ref_footprint = thrash, .hit_threshold = NAN,
     };
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
