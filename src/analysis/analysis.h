@@ -154,6 +154,7 @@ mt_err mt_compare_to_reference(const double *ref, size_t nref, const double *tes
 typedef struct {
     bool more_misses;
     size_t misses_ref, misses_test;
+    size_t n_test;      /* loads of the test sample */
     double p0;
     double p_value;
     double alpha;

@@ -171,10 +171,12 @@ static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out)
 {
     memset(out, 0, sizeof *out);
+    out->share_beyond = NAN;
     double *ref = NULL;
     size_t nref = 0;
     sweep_matrix widest = {0};
     mt_miss_excess miss[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
+    memset(miss, 0, sizeof miss);
     uint64_t pts[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
 
     mt_err err = reference(c, q, &ref, &nref);
@@ -209,6 +211,9 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     uint64_t lo = first ? pts[first - 1] : q->ref_footprint, hi = pts[first];
     out->p_detect = miss[first].p_value;
+    out->share_beyond = first + 1 < np && miss[first + 1].n_test
+                            ? (double)miss[first + 1].misses_test / (double)miss[first + 1].n_test
+                            : NAN;
 
     /* k-ary refinement: one round is one batch.  GPU-scope experiments run
      * one after another, so their rounds stay small (REFINE_K_GPU); SM-scope

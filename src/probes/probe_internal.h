@@ -157,6 +157,11 @@ typedef struct {
     double ks_d, ks_p;
     double hit_threshold;
     double confidence;
+    /* Miss share of the doubling footprint after the first one with extra
+     * misses (about twice the capacity found); NAN when there is none.  A
+     * real capacity edge makes most of such a chain miss; timer outliers
+     * that fired the first-miss test do not. */
+    double share_beyond;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

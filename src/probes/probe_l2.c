@@ -35,6 +35,13 @@
 /* One SM "sees" a partition of the L2 when the capacity it can use is at
  * most this share of the driver's L2 size (a whole L2 measures ~100%). */
 #define PARTITION_MAX_SHARE 0.75
+/* The partition search runs without its Opt+KS confirmation (its chains
+ * are the longest of the run), so its edge is checked another way: at the
+ * next doubling footprint, about twice the capacity found, LRU and FIFO
+ * miss every load and random replacement over half, while timer outliers
+ * that fired the first-miss test stay below 1%.  A smaller miss share
+ * there means no capacity edge was found. */
+#define PARTITION_EDGE_MIN_SHARE 0.25
 
 /* Warm chain resident in the L2: its fine samples split into a near and a far
  * class when the L2 has partitions with different distances to this SM. */
@@ -182,6 +189,8 @@ static mt_err probe_l2(mt_probe_ctx *c)
                       "L2: slowest share of the hit samples left out of the near/far split");
     mt_note_threshold(c, "NEAR_FAR_MAX_FOREIGN", NEAR_FAR_MAX_FOREIGN,
                       "L2: near and far classes overlap if either may hold this share of the other");
+    mt_note_threshold(c, "PARTITION_EDGE_MIN_SHARE", PARTITION_EDGE_MIN_SHARE,
+                      "L2: a partition edge must make this share of a chain twice as large miss");
     mt_note_threshold(c, "PARTITION_MAX_SHARE", PARTITION_MAX_SHARE,
                       "L2: one SM sees a partition if it can use at most this share of the L2");
     mt_note_threshold(c, "MT_BIMODAL_MIN_DELTA_BIC", MT_BIMODAL_MIN_DELTA_BIC,
@@ -266,6 +275,14 @@ static mt_err probe_l2(mt_probe_ctx *c)
             "pchase-fine capacity from one SM", small.confidence,
             "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
             (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
+    if (f.kind == MT_FIND_VALUE && !isnan(small.share_beyond) &&
+        small.share_beyond < PARTITION_EDGE_MIN_SHARE) {
+        f.confidence = MT_CONF_INCONSISTENT;
+        size_t len = strlen(f.note);
+        snprintf(f.note + len, sizeof f.note - len,
+                 "; but only %.1f%% of the loads of a chain twice as large miss: no capacity edge, "
+                 "the first misses were outliers", 100 * small.share_beyond);
+    }
     mt_set(c, "l2", "partition_size", &f);
     contradict_far_class(c, f.kind == MT_FIND_ABSENT);
     contradict_one_class(c, f.kind == MT_FIND_VALUE);
