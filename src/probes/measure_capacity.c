@@ -162,6 +162,46 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
     return measure(c, q, pts, n, ref, nref, thr, miss, keep);
 }
 
+/* Pigeonhole check of an edge: a footprint over the capacity overflows some
+ * set under any index function, wherever the chain starts.  The first
+ * footprint with extra misses is measured twice more, in place and shifted
+ * by a third of itself.  When the shifted chain has no extra misses over
+ * the reference AND significantly fewer than the same chain in place (the
+ * same binomial test, the shifted run as the reference: a contradiction
+ * needs power, so a barely detected edge, e.g. one set overflowing under
+ * random replacement, is never overturned), the misses came from where the
+ * chain lay (a hashed index whose blocks do not line up with the chain),
+ * not from the capacity, which may be larger: *moved. */
+static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
+                           size_t nref, double thr, uint64_t hi, bool *moved)
+{
+    *moved = false;
+    uint64_t shift = mt_round_down(hi / 3, q->stride);
+    if (shift < q->stride)
+        shift = q->stride;
+    uint64_t lim = c->dev.path_limit_bytes[q->path];
+    if (lim && shift + hi > lim)
+        return MT_OK;
+    mt_experiment e = cap_exp(c, q, hi);
+    double *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    mt_err err = mt_run_fine(c, &e, &x, &nx);
+    if (err != MT_OK)
+        return err;
+    e.chain[0].offset = shift;
+    if ((err = mt_run_fine(c, &e, &y, &ny)) != MT_OK) {
+        free(x);
+        return err;
+    }
+    mt_miss_excess over_ref, over_shift;
+    if (mt_miss_excess_test(ref, nref, y, ny, thr, MT_KS_ALPHA, &over_ref) == MT_OK &&
+        mt_miss_excess_test(y, ny, x, nx, thr, MT_KS_ALPHA, &over_shift) == MT_OK)
+        *moved = !over_ref.more_misses && over_shift.more_misses;
+    free(x);
+    free(y);
+    return MT_OK;
+}
+
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
     mt_experiment e = cap_exp(c, q, q->ref_footprint);
@@ -263,6 +303,9 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
      * geometrically; Opt + KS must put the change between lo and hi. */
     if (!q->quick && (err = confirm(c, q, ref, nref, thr, lo, hi, miss, &widest)) != MT_OK)
         goto done;
+    bool moved = false;
+    if (!q->quick && consistent && (err = shifted_edge(c, q, ref, nref, thr, hi, &moved)) != MT_OK)
+        goto done;
     if (widest.rows >= 4) {
         clip_outliers(&widest);
         mt_capacity cap;
@@ -305,6 +348,13 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         out->hi = widest.fp[widest.rows - 1];
         if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
             conf = MT_CONF_CAPACITY_UNCONFIRMED;
+    } else if (moved) {
+        /* The edge moves with the chain: the capacity is at least lo, but a
+         * chain placed elsewhere holds more; how much more is not known. */
+        out->kind = MT_FIND_RANGE;
+        out->placement = true;
+        if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
+            conf = MT_CONF_CAPACITY_UNCONFIRMED;
     } else {
         out->kind = MT_FIND_VALUE;
         if (!out->opt_confirmed && !q->quick)
@@ -326,6 +376,12 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
                              "%s: no misses up to the %llu B limit of this path", what,
                              (unsigned long long)r->lo);
     case MT_FIND_RANGE:
+        if (r->placement)
+            return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
+                                 "%s: first extra misses at %llu B, but a chain of that size "
+                                 "placed a third further misses significantly less: the misses "
+                                 "came from where the chain lay (hashed sets), the size is not "
+                                 "established", what, (unsigned long long)r->hi);
         if (r->unconfirmed)
             return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                                  "%s: first footprint with extra misses (binomial p=%.2g) not "

@@ -78,14 +78,14 @@ static void sector_finding(mt_probe_ctx *c, const char *key, const mt_spacing *s
  * that unit or smaller all look like it.  A line at or below it, and the
  * low end of a range or bound, become a range down to the smallest fill
  * unit, with the same confidence. */
-static void widen_hidden_line(mt_probe_ctx *c, uint32_t fill_lo, uint32_t unit)
+static void widen_hidden_line(mt_probe_ctx *c, uint32_t fill_lo, uint32_t unit, uint64_t limit)
 {
     mt_finding f = *mt_get(c, "const_l15", "line");
     double hi;
     if (f.kind == MT_FIND_VALUE && f.value <= unit)
         hi = f.value;
     else if (f.kind == MT_FIND_RANGE || f.kind == MT_FIND_LOWER_BOUND)
-        hi = f.kind == MT_FIND_RANGE ? f.hi : (double)UINT32_MAX;
+        hi = f.kind == MT_FIND_RANGE ? f.hi : (double)limit;
     else
         return;
     f.kind = MT_FIND_RANGE;
@@ -273,7 +273,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
                                s15->sector, 5 * (s1->size / l1_unit) / 4, limit, 0, NAN)) != MT_OK)
         return err;
     if (l15_fill_lo < s15->sector)
-        widen_hidden_line(c, l15_fill_lo, s15->sector);
+        widen_hidden_line(c, l15_fill_lo, s15->sector, limit);
     if (2 * s15->size <= limit) {
         /* Stride of one L1.5 line (or fill unit): each load a new L1.5 line,
          * and still far more lines than the constant L1 holds. */

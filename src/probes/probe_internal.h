@@ -153,6 +153,7 @@ typedef struct {
     double p_detect;      /* binomial p-value of the first footprint with misses */
     bool opt_confirmed;   /* Opt + KS found a change in the final sweep */
     bool unconfirmed;     /* the confirmation sweep ran and found no change: a range */
+    bool placement;       /* the first-miss footprint misses less when shifted: a range */
     uint64_t opt_lo, opt_hi;
     double ks_d, ks_p;
     double hit_threshold;
