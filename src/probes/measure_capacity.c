@@ -204,7 +204,12 @@ static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const doubl
 
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
+    /* As many loads as the backend times in one run: the binomial test's
+     * reference miss rate is (misses + 1) / (n + 2), so 512 loads would put
+     * a floor of 0.2% under it and hide the few misses one line over the
+     * capacity makes (two per lap in a direct-mapped cache).  One run. */
     mt_experiment e = cap_exp(c, q, q->ref_footprint);
+    e.loads = c->dev.max_fine_loads;
     return mt_run_fine(c, &e, ref, nref);
 }
 
