@@ -164,8 +164,8 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
 
 /* Pigeonhole check of an edge: a footprint over the capacity overflows some
  * set under any index function, wherever the chain starts.  The first
- * footprint with extra misses is measured twice more, in place and shifted
- * by a third of itself.  When the shifted chain has no extra misses over
+ * footprint with extra misses is measured once more in place and shifted
+ * by a 3rd, 5th, 7th, 11th and 13th of itself.  When a shifted chain has no extra misses over
  * the reference AND significantly fewer than the same chain in place (the
  * same binomial test, the shifted run as the reference: a contradiction
  * needs power, so a barely detected edge, e.g. one set overflowing under
@@ -175,31 +175,37 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
 static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
                            size_t nref, double thr, uint64_t hi, bool *moved)
 {
+    /* Shifts of hi/3, hi/5, ... land on different residues of an unknown
+     * set-block length; a hashed index whose blocks are not a power of two
+     * lines long lets only some placements hold the chain. */
+    static const unsigned divisors[] = {3, 5, 7, 11, 13};
     *moved = false;
-    uint64_t shift = mt_round_down(hi / 3, q->stride);
-    if (shift < q->stride)
-        shift = q->stride;
     uint64_t lim = c->dev.path_limit_bytes[q->path];
-    if (lim && shift + hi > lim)
-        return MT_OK;
     mt_experiment e = cap_exp(c, q, hi);
-    double *x = NULL, *y = NULL;
-    size_t nx = 0, ny = 0;
+    double *x = NULL;
+    size_t nx = 0;
     mt_err err = mt_run_fine(c, &e, &x, &nx);
     if (err != MT_OK)
         return err;
-    e.chain[0].offset = shift;
-    if ((err = mt_run_fine(c, &e, &y, &ny)) != MT_OK) {
-        free(x);
-        return err;
+    for (size_t i = 0; i < sizeof divisors / sizeof *divisors && !*moved; i++) {
+        uint64_t shift = mt_round_down(hi / divisors[i], q->stride);
+        if (shift < q->stride)
+            shift = q->stride;
+        if (lim && shift + hi > lim)
+            continue;
+        e.chain[0].offset = shift;
+        double *y = NULL;
+        size_t ny = 0;
+        if ((err = mt_run_fine(c, &e, &y, &ny)) != MT_OK)
+            break;
+        mt_miss_excess over_ref, over_shift;
+        if (mt_miss_excess_test(ref, nref, y, ny, thr, MT_KS_ALPHA, &over_ref) == MT_OK &&
+            mt_miss_excess_test(y, ny, x, nx, thr, MT_KS_ALPHA, &over_shift) == MT_OK)
+            *moved = !over_ref.more_misses && over_shift.more_misses;
+        free(y);
     }
-    mt_miss_excess over_ref, over_shift;
-    if (mt_miss_excess_test(ref, nref, y, ny, thr, MT_KS_ALPHA, &over_ref) == MT_OK &&
-        mt_miss_excess_test(y, ny, x, nx, thr, MT_KS_ALPHA, &over_shift) == MT_OK)
-        *moved = !over_ref.more_misses && over_shift.more_misses;
     free(x);
-    free(y);
-    return MT_OK;
+    return err;
 }
 
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
@@ -384,7 +390,7 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
         if (r->placement)
             return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                                  "%s: first extra misses at %llu B, but a chain of that size "
-                                 "placed a third further misses significantly less: the misses "
+                                 "placed elsewhere misses significantly less: the misses "
                                  "came from where the chain lay (hashed sets), the size is not "
                                  "established", what, (unsigned long long)r->hi);
         if (r->unconfirmed)
