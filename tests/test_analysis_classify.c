@@ -304,6 +304,20 @@ static void slices_counts(void **state)
     assert_true(s.ok);
     assert_int_equal(s.slices, 4);
     assert_int_equal(s.sharing_warps, 2);
+    assert_false(s.at_least);
+    /* Groups of 4 warps, 8 slices: warps 1..3 share, no later one; the 8
+     * tested warps never see the pattern repeat, so 2 is only a bound. */
+    for (int i = 0; i < 7; i++)
+        d[i] = i < 3;
+    assert_int_equal(mt_count_slices(d, 7, &s), MT_OK);
+    assert_true(s.ok);
+    assert_true(s.at_least);
+    assert_int_equal(s.slices, 2);
+    /* One slice is exact: every warp shares. */
+    for (int i = 0; i < 7; i++)
+        d[i] = true;
+    assert_int_equal(mt_count_slices(d, 7, &s), MT_OK);
+    assert_false(s.at_least);
 }
 
 static void slices_inconsistent(void **state)
@@ -329,6 +343,7 @@ static void slices_inconsistent(void **state)
     assert_int_equal(mt_count_slices(d, 11, &s), MT_OK);
     assert_true(s.ok);
     assert_int_equal(s.slices, 2);
+    assert_true(s.at_least); /* warps 0..5 share, 6..11 do not: never repeats */
     assert_int_equal(mt_count_slices(d, 0, &s), MT_ERR_INVALID_ARG);
     assert_int_equal(mt_count_slices(NULL, 3, &s), MT_ERR_INVALID_ARG);
     assert_int_equal(mt_count_slices(d, 3, NULL), MT_ERR_INVALID_ARG);

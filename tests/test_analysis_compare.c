@@ -95,6 +95,7 @@ static void miss_excess_clean_reference(void **state)
     assert_true(m.more_misses);
     assert_int_equal(m.misses_ref, 0);
     assert_int_equal(m.misses_test, 20);
+    assert_int_equal(m.n_test, N); /* the miss share is misses_test / n_test */
     assert_float_equal(m.p0, 1.0 / 2002.0, 1e-15);
     assert_true(fabs(m.p_value / 1.42917332759615e-19 - 1.0) < 1e-6);
     assert_float_equal(m.alpha, MT_KS_ALPHA, 0);

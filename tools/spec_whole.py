@@ -10,7 +10,8 @@ What is drawn, and the limits kept:
     (any fermi_way), 1-8 slices with every slice map;
   * a constant L1 (1-16 KiB) and a constant L1.5 (none, or 4x the L1 and
     more, up to 256 KiB, so also beyond the 64 KiB bank);
-  * an L2 of 2x to 500x the largest L1-level cache (log-uniform), any
+  * an L2 of 2x to 500x the largest L1-level cache (log-uniform; at
+    least 64 KiB and size x ways <= 2 GiB, the parser's limits), any
     line / sector / fill / ways / index / policy, 1-8 partitions with a far
     latency;
   * noise on every level up to 1/8 of its latency (L2: of its near
@@ -25,6 +26,8 @@ import math
 import random
 
 KIB = 1024
+L2_MIN = 64 * KIB             # docs/spec-format.md: smallest L2
+L2_SIZE_WAYS_MAX = 2 << 30    # docs/spec-format.md: L2 size x ways
 
 
 def _log_uniform(R, lo, hi):
@@ -143,12 +146,14 @@ outlier_cycles = {R.randint(200, 10000)}
     l2lat = upper + R.randint(40, 200)
     parts = R.choice([1, 1, 2, 4, 8])
     far = l2lat + R.randint(20, 160)
-    target = max(sizes) * _log_uniform(R, 2, 500)
+    # The parser's limits: at least 64 KiB (the L2 probe's shortest chain,
+    # 1/256 of it, must hold a line), size x ways at most 2 GiB.
+    target = max(L2_MIN, max(sizes) * _log_uniform(R, 2, 500))
     line = R.choice([32, 64, 128, 256])
     sector = R.choice([s for s in (16, 32, 64, 128) if s <= line and line // s <= 32])
     fill = R.choice([f for f in (16, 32, 64, 128, 256) if sector <= f <= line])
-    ways = R.choice([4, 8, 12, 16, 32])
-    sets = max(parts, int(target // (line * ways)) // parts * parts)
+    ways = R.choice([w for w in (4, 8, 12, 16, 32) if (target + parts * line * w) * w <= L2_SIZE_WAYS_MAX])
+    sets = max(parts, math.ceil(target / (line * ways) / parts) * parts)
     l2size = sets * line * ways
     l2 = (f"[cache l2]\nserves = all\nsize = {l2size}\nline = {line}\nsector = {sector}\n"
           f"fill = {fill}\nways = {ways}\nindex = {R.choice(['modulo', 'xor'])}\n" + _policy(R, ways) +

@@ -154,6 +154,7 @@ mt_err mt_compare_to_reference(const double *ref, size_t nref, const double *tes
 typedef struct {
     bool more_misses;
     size_t misses_ref, misses_test;
+    size_t n_test;      /* loads of the test sample */
     double p0;
     double p_value;
     double alpha;
@@ -185,9 +186,13 @@ mt_err mt_miss_mean_latency(const double *x, size_t n, double hit_threshold, mt_
  * disturbed[w] says whether the chain of warp w+1 evicted warp 0's chain.
  * The warps that share warp 0's slice form 1/slices of all warps; slices =
  * n_warps / (1 + count(disturbed)), accepted only when it divides exactly
- * and is a power of two (ok == false otherwise). */
+ * and is a power of two (ok == false otherwise).  When the sharing warps
+ * are warp 0 and the ones right after it and no later warp shares again,
+ * the tested warps never saw the pattern repeat: more slices may lie beyond
+ * them, and slices is only a lower bound (at_least). */
 typedef struct {
     bool ok;
+    bool at_least;
     int slices;
     int sharing_warps;  /* including warp 0 */
     int n_warps;

@@ -18,6 +18,7 @@ mt_err mt_miss_excess_test(const double *ref, size_t nref, const double *test,
     out->hit_threshold = hit_threshold;
     out->misses_ref = mt_an_count_above(ref, nref, hit_threshold);
     out->misses_test = mt_an_count_above(test, ntest, hit_threshold);
+    out->n_test = ntest;
     /* Laplace's rule of succession: a clean reference still gives a rate
      * (1 / (n_ref + 2)), so one stray miss in the test is not "significant". */
     out->p0 = ((double)out->misses_ref + 1.0) / ((double)nref + 2.0);

@@ -20,5 +20,12 @@ mt_err mt_count_slices(const bool *disturbed, size_t n_tested, mt_slices *out)
      * we know: report the pattern as inconsistent (slices = 0). */
     out->ok = n_warps % sharing == 0 && (q & (q - 1)) == 0;
     out->slices = out->ok ? (int)q : 0;
+    /* Seen to repeat: a sharing warp after a warp that does not share. */
+    bool repeats = false, gap = false;
+    for (size_t w = 0; w < n_tested; w++) {
+        repeats |= gap && disturbed[w];
+        gap |= !disturbed[w];
+    }
+    out->at_least = out->ok && q > 1 && !repeats;
     return MT_OK;
 }

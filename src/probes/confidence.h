@@ -5,6 +5,10 @@
 #ifndef MT_PROBE_CONFIDENCE_H
 #define MT_PROBE_CONFIDENCE_H
 
+/* Users trust a finding at or above this confidence (docs/method.md, the
+ * contract of the randomized test); checks between findings only lean on
+ * trusted ones. */
+#define MT_CONF_TRUSTED 0.5
 /* A driver attribute is by definition what the driver reports. */
 #define MT_CONF_DRIVER 1.0
 /* Median of several aggregate chases over a resident chain: only a run

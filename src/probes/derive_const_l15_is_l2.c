@@ -5,10 +5,16 @@
  * gap, or CONST_L15_IS_L2_TOLERANCE of the L2 latency when that is larger
  * (the constant path may add a few cycles on its way to the L2). */
 #include <math.h>
+#include <stdio.h>
 
 #include "derive.h"
 
 #define CONST_L15_IS_L2_TOLERANCE 0.05
+/* A "constant L1.5" this many times slower than the L2's slowest hit
+ * latency (+ tolerance) is no cache between the L1 and the L2: memory.  1.2
+ * leaves room for a slower constant path yet lies well below DRAM (at
+ * least 100 cycles beyond the L2 on every GPU we know, over 1.5x). */
+#define MAX_L2_FACTOR 1.2
 
 static mt_err derive(mt_topology *t, mt_errinfo *ei)
 {
@@ -19,6 +25,10 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     mt_err err = mt_topology_note_threshold(
         t, "CONST_L15_IS_L2_TOLERANCE", CONST_L15_IS_L2_TOLERANCE,
         "constant L1.5 latency within this share (or the class gap) of the L2's: no L1.5");
+    if (err == MT_OK)
+        err = mt_topology_note_threshold(
+            t, "MAX_L2_FACTOR", MAX_L2_FACTOR,
+            "constant L1.5 latency over this times the L2's slowest hit: memory, L1.5 unknown");
     if (err != MT_OK)
         return mt_fail(ei, err, "derivation: threshold list full");
     double tol = fmax(MT_MIN_CLASS_GAP_CYCLES, CONST_L15_IS_L2_TOLERANCE * l2->value);
@@ -32,19 +42,31 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
         lo = fmin(lo, near->value - tol);
         hi = fmax(hi, far->value + tol);
     }
-    if (lat->value < lo || lat->value > hi)
+    /* Slower than every L2 hit: the chain of 3x the constant L1 left the L2
+     * as well (an L2 partition smaller than that chain), so what was timed
+     * is memory, and whether an L1.5 exists is not known.  Said so, below
+     * the confidence users trust. */
+    bool beyond = lat->value > hi;
+    if (lat->value < lo || (beyond && lat->value < MAX_L2_FACTOR * hi))
         return MT_OK;
     double l15 = lat->value, l2lat = l2->value;
     mt_object *o = mt_topology_object(t, "const_l15");
     static const char *const measured[] = {"line", "sector", "latency", "miss_penalty", "per_sm"};
     for (size_t i = 0; i < sizeof measured / sizeof *measured; i++)
         mt_object_remove(o, measured[i]);
-    mt_finding f = mt_derived_value(0, "", "pchase-aggregate vs L2", MT_CONF_ABSENT_BY_LATENCY);
+    mt_finding f = mt_derived_value(0, "", "pchase-aggregate vs L2",
+                                    beyond ? MT_CONF_INCONSISTENT : MT_CONF_ABSENT_BY_LATENCY);
     f.kind = MT_FIND_ABSENT;
     f.value = f.lo = f.hi = 0;
-    snprintf(f.note, sizeof f.note,
-             "loads missing the constant L1 take %.1f cycles, within the L2's hit latencies "
-             "(mean %.1f, near and far classes, +- %.1f): no constant L1.5", l15, l2lat, tol);
+    if (beyond)
+        snprintf(f.note, sizeof f.note,
+                 "loads missing the constant L1 take %.1f cycles, over %g x the L2's slowest hit "
+                 "latency (%.1f): they went to memory, so no constant L1.5 was seen, but one "
+                 "could hide behind that", l15, MAX_L2_FACTOR, hi);
+    else
+        snprintf(f.note, sizeof f.note,
+                 "loads missing the constant L1 take %.1f cycles, within the L2's hit latencies "
+                 "(mean %.1f, near and far classes, +- %.1f): no constant L1.5", l15, l2lat, tol);
     return mt_derive_set(t, "const_l15", "size", "size", &f, ei);
 }
 

@@ -162,19 +162,72 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
     return measure(c, q, pts, n, ref, nref, thr, miss, keep);
 }
 
+/* Pigeonhole check of an edge: a footprint over the capacity overflows some
+ * set under any index function, wherever the chain starts.  The first
+ * footprint with extra misses is measured once more in place and shifted
+ * by a 3rd, 5th, 7th, 11th and 13th of itself.  When a shifted chain has no extra misses over
+ * the reference AND significantly fewer than the same chain in place (the
+ * same binomial test, the shifted run as the reference: a contradiction
+ * needs power, so a barely detected edge, e.g. one set overflowing under
+ * random replacement, is never overturned), the misses came from where the
+ * chain lay (a hashed index whose blocks do not line up with the chain),
+ * not from the capacity, which may be larger: *moved. */
+static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
+                           size_t nref, double thr, uint64_t hi, bool *moved)
+{
+    /* Shifts of hi/3, hi/5, ... land on different residues of an unknown
+     * set-block length; a hashed index whose blocks are not a power of two
+     * lines long lets only some placements hold the chain. */
+    static const unsigned divisors[] = {3, 5, 7, 11, 13};
+    *moved = false;
+    uint64_t lim = c->dev.path_limit_bytes[q->path];
+    mt_experiment e = cap_exp(c, q, hi);
+    double *x = NULL;
+    size_t nx = 0;
+    mt_err err = mt_run_fine(c, &e, &x, &nx);
+    if (err != MT_OK)
+        return err;
+    for (size_t i = 0; i < sizeof divisors / sizeof *divisors && !*moved; i++) {
+        uint64_t shift = mt_round_down(hi / divisors[i], q->stride);
+        if (shift < q->stride)
+            shift = q->stride;
+        if (lim && shift + hi > lim)
+            continue;
+        e.chain[0].offset = shift;
+        double *y = NULL;
+        size_t ny = 0;
+        if ((err = mt_run_fine(c, &e, &y, &ny)) != MT_OK)
+            break;
+        mt_miss_excess over_ref, over_shift;
+        if (mt_miss_excess_test(ref, nref, y, ny, thr, MT_KS_ALPHA, &over_ref) == MT_OK &&
+            mt_miss_excess_test(y, ny, x, nx, thr, MT_KS_ALPHA, &over_shift) == MT_OK)
+            *moved = !over_ref.more_misses && over_shift.more_misses;
+        free(y);
+    }
+    free(x);
+    return err;
+}
+
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
+    /* As many loads as the backend times in one run: the binomial test's
+     * reference miss rate is (misses + 1) / (n + 2), so 512 loads would put
+     * a floor of 0.2% under it and hide the few misses one line over the
+     * capacity makes (two per lap in a direct-mapped cache).  One run. */
     mt_experiment e = cap_exp(c, q, q->ref_footprint);
+    e.loads = c->dev.max_fine_loads;
     return mt_run_fine(c, &e, ref, nref);
 }
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out)
 {
     memset(out, 0, sizeof *out);
+    out->share_beyond = NAN;
     double *ref = NULL;
     size_t nref = 0;
     sweep_matrix widest = {0};
     mt_miss_excess miss[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
+    memset(miss, 0, sizeof miss);
     uint64_t pts[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
 
     mt_err err = reference(c, q, &ref, &nref);
@@ -209,6 +262,9 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     uint64_t lo = first ? pts[first - 1] : q->ref_footprint, hi = pts[first];
     out->p_detect = miss[first].p_value;
+    out->share_beyond = first + 1 < np && miss[first + 1].n_test
+                            ? (double)miss[first + 1].misses_test / (double)miss[first + 1].n_test
+                            : NAN;
 
     /* k-ary refinement: one round is one batch.  GPU-scope experiments run
      * one after another, so their rounds stay small (REFINE_K_GPU); SM-scope
@@ -258,6 +314,9 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
      * geometrically; Opt + KS must put the change between lo and hi. */
     if (!q->quick && (err = confirm(c, q, ref, nref, thr, lo, hi, miss, &widest)) != MT_OK)
         goto done;
+    bool moved = false;
+    if (!q->quick && consistent && (err = shifted_edge(c, q, ref, nref, thr, hi, &moved)) != MT_OK)
+        goto done;
     if (widest.rows >= 4) {
         clip_outliers(&widest);
         mt_capacity cap;
@@ -283,7 +342,12 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
             if (out->opt_hi > out->hi)
                 out->hi = out->opt_hi;
         }
+        /* Two tests that disagree establish neither: their union may miss
+         * the truth too (a policy that keeps most of an over-full chain, as
+         * Fermi's fixed victim way does, fools both the same way). */
         conf *= 0.7;
+        if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
+            conf = MT_CONF_CAPACITY_UNCONFIRMED;
     } else if (!out->opt_confirmed && !q->quick && widest.rows >= 4) {
         /* The confirmation ran and failed: the first-miss test alone can be
          * fooled (outliers of thousands of cycles reach the binomial test as
@@ -293,6 +357,13 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         out->unconfirmed = true;
         out->lo = widest.fp[0];
         out->hi = widest.fp[widest.rows - 1];
+        if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
+            conf = MT_CONF_CAPACITY_UNCONFIRMED;
+    } else if (moved) {
+        /* The edge moves with the chain: the capacity is at least lo, but a
+         * chain placed elsewhere holds more; how much more is not known. */
+        out->kind = MT_FIND_RANGE;
+        out->placement = true;
         if (conf > MT_CONF_CAPACITY_UNCONFIRMED)
             conf = MT_CONF_CAPACITY_UNCONFIRMED;
     } else {
@@ -316,6 +387,12 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
                              "%s: no misses up to the %llu B limit of this path", what,
                              (unsigned long long)r->lo);
     case MT_FIND_RANGE:
+        if (r->placement)
+            return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
+                                 "%s: first extra misses at %llu B, but a chain of that size "
+                                 "placed elsewhere misses significantly less: the misses "
+                                 "came from where the chain lay (hashed sets), the size is not "
+                                 "established", what, (unsigned long long)r->hi);
         if (r->unconfirmed)
             return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                                  "%s: first footprint with extra misses (binomial p=%.2g) not "

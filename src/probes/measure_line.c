@@ -10,6 +10,8 @@
  * ever LOWER E, so the probe measures E at a power-of-two stride and at an
  * odd multiples of the sector and keeps the largest. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "probe_internal.h"
 #include "confidence.h"
@@ -74,6 +76,27 @@ static size_t candidate_strides(uint32_t sector, uint64_t cap, uint64_t limit, u
 }
 
 static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+/* Findings that check each other: the line is the ratio of the capacity at
+ * a sector stride to the elements that fit at a wider stride.  When that
+ * ratio is no power of two, one of the two capacities is not what the
+ * cache holds (a hashed index with a set count that is no power of two, or
+ * a random policy, makes a chain conflict before the cache is full), and
+ * the size that fed it may be the wrong one: its confidence falls to the
+ * line's, and the note says why. */
+static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+{
+    const mt_finding *size = mt_get(c, key, "size");
+    if (size->kind != MT_FIND_VALUE || size->confidence <= conf)
+        return;
+    mt_finding f = *size;
+    f.confidence = conf;
+    size_t len = strlen(f.note);
+    snprintf(f.note + len, sizeof f.note - len,
+             "; the line test's capacities are no power of two apart: conflicts may start before "
+             "the cache is full");
+    mt_set(c, key, "size", &f);
+}
 
 mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
@@ -161,6 +184,8 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   (unsigned long long)cap, best_e, best_s, ns,
                                   (double)best_s / le.ratio, 100 * le.margin, le.line_bytes,
                                   loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "");
+        if (loose)
+            doubt_size(c, key, conf);
     } else if (le.lower_bound && !any_odd) {
         /* Only power-of-two strides fitted, and those can alias sets. */
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_ALIASED,
@@ -168,15 +193,27 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   "or the stride aliased sets", (unsigned long long)best.lo, best_s,
                                   best_s);
     } else if (le.lower_bound) {
+        /* A fallback stride of under 4 sectors only tells "line == sector"
+         * from "line > sector" while the sets spread evenly; random
+         * replacement or a hashed index makes such a short chain conflict
+         * early and look like fewer lines.  A bound from one is weak. */
+        bool fallback = best_s < 4 * sector;
+        if (fallback && conf > MT_CONF_LINE_NOT_POW2)
+            conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
-                                  "holds more than one element", (unsigned long long)best.lo, best_s,
-                                  (unsigned long long)cap, sector);
+                                  "holds more than one element%s", (unsigned long long)best.lo, best_s,
+                                  (unsigned long long)cap, sector,
+                                  fallback ? " (a stride under 4 sectors, where conflicts also look "
+                                             "like this: weak evidence)" : "");
+        if (fallback) /* conflicts at one stride: maybe at the sector stride too */
+            doubt_size(c, key, conf);
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "
                                   "of two", (double)best_s / le.ratio, (unsigned long long)best.lo,
                                   (unsigned long long)cap);
+        doubt_size(c, key, MT_CONF_LINE_NOT_POW2);
     }
     mt_set(c, key, "line", &line);
     return MT_OK;

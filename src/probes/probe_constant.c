@@ -4,6 +4,7 @@
  * change is the constant L1.5, or none before the bank limit, which is then
  * reported as a bound ("> 64 KiB"). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, doub
  * L1.5's latency; their spread: its hit threshold), never by a mean over
  * all loads. */
 static mt_err l15_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double l1_threshold,
-                            double *thr, double *median, size_t *misses)
+                            double *thr, double *median, size_t *misses, size_t *spilled)
 {
     mt_experiment e = mt_exp_chase(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
     size_t n;
@@ -54,6 +55,7 @@ static mt_err l15_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, doubl
         if (x[i] > l1_threshold && x[i] <= mm.cut)
             x[k++] = x[i];
     *misses = k;
+    *spilled = mm.outliers;
     *median = k ? mt_median(x, k) : NAN;
     *thr = k ? mt_hit_threshold(x, k) : NAN;
     free(x);
@@ -69,6 +71,32 @@ static void sector_finding(mt_probe_ctx *c, const char *key, const mt_spacing *s
                            what, sp->n_misses, 100 * sp->support, sp->threshold);
         mt_set(c, key, "sector", &f);
     }
+}
+
+/* The L1.5's line was measured at multiples of a "sector" that is really
+ * the constant L1's fill unit (every L1 miss asks for that much): lines of
+ * that unit or smaller all look like it.  A line at or below it, and the
+ * low end of a range or bound, become a range down to the smallest fill
+ * unit, with the same confidence. */
+static void widen_hidden_line(mt_probe_ctx *c, uint32_t fill_lo, uint32_t unit, uint64_t limit)
+{
+    mt_finding f = *mt_get(c, "const_l15", "line");
+    double hi;
+    if (f.kind == MT_FIND_VALUE && f.value <= unit)
+        hi = f.value;
+    else if (f.kind == MT_FIND_RANGE || f.kind == MT_FIND_LOWER_BOUND)
+        hi = f.kind == MT_FIND_RANGE ? f.hi : (double)limit;
+    else
+        return;
+    f.kind = MT_FIND_RANGE;
+    f.lo = fill_lo;
+    f.hi = hi;
+    f.value = 0;
+    size_t len = strlen(f.note);
+    snprintf(f.note + len, sizeof f.note - len,
+             "; the constant L1's %u B fill unit hides lines below it: from %u B", unit, fill_lo);
+    mt_set(c, "const_l15", "line", &f);
+    c->cs[MT_CACHE_CONST_L15].line = 0;
 }
 
 static mt_err probe_constant(mt_probe_ctx *c)
@@ -111,7 +139,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_line(c, MT_CACHE_CONST_L1, MT_PATH_CONSTANT, s1->size, cap.confidence,
                                s1->sector, 0, limit, 0, NAN)) != MT_OK)
         return err;
-    uint64_t fp_hit = mt_round_down(s1->size / 2, s1->sector);
+    uint64_t fp_hit = mt_hit_footprint(s1->size / 2, s1->sector);
     if ((err = mt_measure_agg_latency(c, MT_PATH_CONSTANT, fp_hit, s1->sector, 1, &s1->latency,
                                       NULL)) != MT_OK)
         return err;
@@ -132,17 +160,43 @@ static mt_err probe_constant(mt_probe_ctx *c)
         return MT_OK;
     }
     double med15 = NAN;
-    size_t n15 = 0;
+    size_t n15 = 0, spilled = 0;
     mt_progress(c, "constant L1.5 hit reference");
     if ((err = l15_reference(c, thrash, l1_unit, s1->hit_threshold, &s15->hit_threshold, &med15,
-                             &n15)) != MT_OK)
+                             &n15, &spilled)) != MT_OK)
         return err;
     if (n15 < MT_MISS_MIN_COUNT || med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
-        f = mt_find_absent("pchase-fine", MT_CONF_ABSENT_BY_LATENCY,
+        /* Built on the L1's size: no surer than it (an unconfirmed L1 size
+         * may be far below the truth, and 3x it may still fit the L1). */
+        double conf = cap.confidence < MT_CONF_ABSENT_BY_LATENCY ? cap.confidence
+                                                                 : MT_CONF_ABSENT_BY_LATENCY;
+        f = mt_find_absent("pchase-fine", conf,
                            "chains of 3x the constant L1 are not slower than L1 hits (%zu of "
-                           "1024 loads above the L1's hit threshold)", n15);
+                           "1024 loads above the L1's hit threshold)%s", n15,
+                           conf < MT_CONF_ABSENT_BY_LATENCY ? "; the L1 size it rests on is "
+                                                              "uncertain" : "");
         mt_set(c, "const_l15", "size", &f);
         return MT_OK;
+    }
+    /* An L1.5 smaller than 3x the L1 loses that chain to the next level:
+     * a chain of 1.5x the L1 (still thrashing an LRU L1; other policies
+     * leave hits, which are not counted) whose L1 misses are faster by the
+     * class gap was served by a level the longer chain left: the L1.5. */
+    uint64_t short_chain = mt_round_down(3 * s1->size / 2, l1_unit);
+    if (short_chain > s1->size) {
+        double med_s = NAN, thr_s = NAN;
+        size_t n_s = 0, spilled_s = 0;
+        if ((err = l15_reference(c, short_chain, l1_unit, s1->hit_threshold, &thr_s, &med_s, &n_s,
+                                 &spilled_s)) != MT_OK)
+            return err;
+        if (n_s >= MT_MISS_MIN_COUNT && med15 - med_s >= MT_MIN_CLASS_GAP_CYCLES &&
+            med_s - med1 >= MT_MIN_CLASS_GAP_CYCLES) {
+            thrash = short_chain;
+            med15 = med_s;
+            s15->hit_threshold = thr_s;
+            n15 = n_s;
+            spilled = spilled_s;
+        }
     }
     s15->present = s15->hit_known = true;
     s15->hit_fine = med15;
@@ -166,7 +220,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     s15->latency = med15;
     f = mt_find_value(s15->latency, "cycles", MT_SRC_MEASURED, "pchase-fine miss median",
                       MT_CONF_NEAR_CLASS,
-                      "%llu B chain at %u B stride (3x constant L1): median of the %zu of 1024 "
+                      "%llu B chain at %u B stride (thrashing the constant L1): median of the %zu of 1024 "
                       "loads that missed the L1 (above %.1f cycles), timer overhead removed",
                       (unsigned long long)thrash, l1_unit, n15, s1->hit_threshold);
     mt_set(c, "const_l15", "latency", &f);
@@ -175,9 +229,30 @@ static mt_err probe_constant(mt_probe_ctx *c)
                       "median (%.1f)", med1);
     mt_set(c, "const_l1", "miss_penalty", &f);
 
+    /* More than MT_MISS_SPILL_SHARE of the 3x-L1 chain far slower than its
+     * L1.5 hits: the chain does not fit the L1.5 (one smaller than 3x the
+     * L1; random replacement there keeps the majority as hits, so the
+     * median above is still an L1.5 hit).  The capacity search starts
+     * above that chain and could only miss the L1.5: its size lies between
+     * the L1's and the chain's, which is all that can be said. */
+    if ((double)spilled / 1024.0 > MT_MISS_SPILL_SHARE) {
+        f = mt_find_range((double)s1->size, (double)thrash, "B", "pchase-fine", MT_CONF_INCONSISTENT,
+                          "%zu of 1024 loads of the %llu B chain (thrashing the constant L1) are far slower "
+                          "than L1.5 hits: the L1.5 is smaller than that chain", spilled,
+                          (unsigned long long)thrash);
+        mt_set(c, "const_l15", "size", &f);
+        f = mt_find_range(l15_fill_lo, (double)limit, "B", "miss-spacing", MT_CONF_INCONSISTENT,
+                          "the L1.5 holds no chain that thrashes the L1: its line is only known to "
+                          "lie between the fill unit and the bank");
+        mt_set(c, "const_l15", "line", &f);
+        return MT_OK;
+    }
     q = (mt_cap_request){
-        .path = MT_PATH_CONSTANT, .stride = l1_unit, .start = 2 * thrash, .limit = limit,
-        .granule = l1_unit, .ref_footprint = thrash, .hit_threshold = NAN,
+        /* At the L1's fill-unit stride every byte of the footprint is asked
+         * of the L1.5 (at its line stride only one fill unit per line is,
+         * and an L1.5 with smaller lines would seem larger by line / fill). */
+        .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 2 * thrash, .limit = limit,
+        .granule = s1->sector, .ref_footprint = thrash, .hit_threshold = NAN,
     };
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
@@ -197,6 +272,8 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_line(c, MT_CACHE_CONST_L15, MT_PATH_CONSTANT, s15->size, cap.confidence,
                                s15->sector, 5 * (s1->size / l1_unit) / 4, limit, 0, NAN)) != MT_OK)
         return err;
+    if (l15_fill_lo < s15->sector)
+        widen_hidden_line(c, l15_fill_lo, s15->sector, limit);
     if (2 * s15->size <= limit) {
         /* Stride of one L1.5 line (or fill unit): each load a new L1.5 line,
          * and still far more lines than the constant L1 holds. */

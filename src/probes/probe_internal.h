@@ -78,6 +78,14 @@ static inline uint64_t mt_round_down(uint64_t v, uint64_t m)
 {
     return m ? v / m * m : v;
 }
+/* Footprint of a hit-latency chain: half the cache, in whole strides, and
+ * at least one stride (a cache measured as one stride, e.g. the low end of
+ * an unconfirmed size range, still gets a chain). */
+static inline uint64_t mt_hit_footprint(uint64_t half_size, uint32_t stride)
+{
+    uint64_t fp = mt_round_down(half_size, stride);
+    return fp < stride ? stride : fp;
+}
 
 /* Path that reaches a logical cache (probe_l1.c). */
 mt_path mt_cache_path(mt_cache_id id);
@@ -145,10 +153,16 @@ typedef struct {
     double p_detect;      /* binomial p-value of the first footprint with misses */
     bool opt_confirmed;   /* Opt + KS found a change in the final sweep */
     bool unconfirmed;     /* the confirmation sweep ran and found no change: a range */
+    bool placement;       /* the first-miss footprint misses less when shifted: a range */
     uint64_t opt_lo, opt_hi;
     double ks_d, ks_p;
     double hit_threshold;
     double confidence;
+    /* Miss share of the doubling footprint after the first one with extra
+     * misses (about twice the capacity found); NAN when there is none.  A
+     * real capacity edge makes most of such a chain miss; timer outliers
+     * that fired the first-miss test do not. */
+    double share_beyond;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

@@ -204,7 +204,7 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     uint64_t fp = s->size ? s->size / 2 : 4096;
     if (fp > 16384)
         fp = 16384;
-    fp = mt_round_down(fp, s->sector);
+    fp = mt_hit_footprint(fp, s->sector);
     double lat;
     mt_progress(c, "%s hit latency", pn);
     if ((err = mt_measure_agg_latency(c, p, fp, s->sector, 1, &lat, NULL)) != MT_OK)

@@ -40,8 +40,13 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
     uint64_t usable = l2_usable(c), big = MISS_CHAIN_FACTOR * s->size;
     if (usable && big > usable / 4)
         big = usable / 4;
-    if (big < 2 * s->size)
+    /* A chain of twice the cache that is over a quarter of the usable L2
+     * may spill from it (policies other than LRU keep evicting): cramped. */
+    bool cramped = false;
+    if (big < 2 * s->size) {
         big = 2 * s->size;
+        cramped = usable && big > usable / 4;
+    }
     if (c->dev.path_limit_bytes[p] && big > c->dev.path_limit_bytes[p])
         big = c->dev.path_limit_bytes[p];
     big = mt_round_down(big, stride);
@@ -72,7 +77,7 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
      * twice the cache). */
     const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
     bool beyond_l2 = l2->hit_known && mm.median > l2->hit_threshold + s->hit_fine;
-    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2;
+    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped;
     double conf = spills ? MT_CONF_INCONSISTENT : MT_CONF_DIFFERENCE;
     mt_finding f = mt_find_value(
         penalty, "cycles", MT_SRC_MEASURED, "pchase-fine miss mean",
@@ -83,6 +88,8 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
         s->hit_fine, mm.hits, mm.hit_threshold, mm.outliers, mm.cut,
         beyond_l2 ? "; the misses are slower than L2 hits: the chain spills beyond the L2, "
                     "the penalty is uncertain"
+        : cramped ? "; twice the cache is over a quarter of the L2 one SM can use: the chain "
+                    "may spill beyond the L2, the penalty is uncertain"
         : spills ? "; too many slow loads: the chain spills beyond the L2, the penalty is "
                    "uncertain"
                  : "");

@@ -100,12 +100,47 @@ out:
     return err;
 }
 
+/* 1 when the pair test of caches a and b (either order) saw a disturbance. */
+static bool pair_shared(const mt_comparison *cmp, size_t n, const int *pa, const int *pb,
+                        mt_cache_id a, mt_cache_id b)
+{
+    bool same = false;
+    for (size_t k = 0; k < n; k++)
+        same |= cmp[k].differs && ((pa[k] == (int)a && pb[k] == (int)b) ||
+                                   (pb[k] == (int)a && pa[k] == (int)b));
+    return same;
+}
+
+/* "Shares a physical cache" is an equivalence: when a shares with b and b
+ * with c, a must share with c.  A violation means one of the pair tests
+ * missed (or invented) a disturbance, and no set involving the three can be
+ * trusted. */
+static bool sharing_transitive(const mt_comparison *cmp, size_t n, const int *pa, const int *pb)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) {
+                if (i == j || j == k || i == k)
+                    continue;
+                mt_cache_id a = l1_level[i], b = l1_level[j], d = l1_level[k];
+                if (pair_shared(cmp, n, pa, pb, a, b) && pair_shared(cmp, n, pa, pb, b, d) &&
+                    !pair_shared(cmp, n, pa, pb, a, d))
+                    return false;
+            }
+    return true;
+}
+
 /* One "shared_with" finding (a set of object keys, in object order) per
  * logical cache that could be tested; an untested cache gets none (the
- * report shows "?"). */
+ * report shows "?").  seen[id] says whether the positive control of cache
+ * id (two of its own chains on thread 0) disturbed: if not, the test is
+ * blind for that cache and an empty set would be a guess, so its set and
+ * every set naming it get confidence MT_CONF_INCONSISTENT; so do all sets
+ * when the pairs are not transitive. */
 static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n, const int *pa,
-                            const int *pb)
+                            const int *pb, const bool *seen)
 {
+    bool transitive = sharing_transitive(cmp, n, pa, pb);
     for (int i = 0; i < 3; i++) {
         mt_cache_id id = l1_level[i];
         if (!usable(c, id))
@@ -117,17 +152,24 @@ static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n,
                                      100 * MT_MIN_MISS_FRACTION_INCREASE);
         f.kind = MT_FIND_SET;
         f.text[0] = '\0';
+        bool blind = !seen[id];
         for (int j = 0; j < 3; j++) {
             mt_cache_id other = l1_level[j];
-            bool same = false;
-            for (size_t k = 0; k < n; k++)
-                same |= cmp[k].differs && ((pa[k] == (int)id && pb[k] == (int)other) ||
-                                           (pb[k] == (int)id && pa[k] == (int)other));
-            if (!same)
+            if (other != id && usable(c, other) && !seen[other])
+                blind = true;
+            if (other == id || !pair_shared(cmp, n, pa, pb, id, other))
                 continue;
             size_t len = strlen(f.text);
             snprintf(f.text + len, sizeof f.text - len, "%s%s", len ? "," : "",
                      mt_cache_key(other));
+        }
+        if (blind || !transitive) {
+            f.confidence = MT_CONF_INCONSISTENT;
+            snprintf(f.note, sizeof f.note, "%s",
+                     blind ? "two chains of one of these caches on thread 0 do not disturb each "
+                             "other: the test cannot see sharing, so the set is a guess"
+                           : "the pair tests are not transitive (a shares with b and b with c, "
+                             "but not a with c): the set is a guess");
         }
         mt_set(c, mt_cache_key(id), "shared_with", &f);
     }
@@ -135,10 +177,11 @@ static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n,
 
 static mt_err physical_sharing(mt_probe_ctx *c)
 {
-    mt_experiment refs[3], e[3];
-    int ref_of[3], pa[3], pb[3];
+    mt_experiment refs[3], e[6];
+    int ref_of[6], pa[6], pb[6];
     size_t nrefs = 0, n = 0;
     int ref_index[MT_CACHE_COUNT];
+    bool seen[MT_CACHE_COUNT] = {false};
     for (int i = 0; i < 3; i++) {
         mt_cache_id id = l1_level[i];
         if (!usable(c, id))
@@ -160,18 +203,38 @@ static mt_err physical_sharing(mt_probe_ctx *c)
             n++;
         }
     if (n == 0) {
-        publish_sharing(c, NULL, 0, pa, pb);
+        publish_sharing(c, NULL, 0, pa, pb, seen);
         return MT_OK;
     }
-    mt_comparison cmp[3];
-    mt_cache_id cache_of[3];
+    /* Positive controls, one per cache in a pair: a second chain of the
+     * same cache on thread 0 must disturb the first, or the pair tests of
+     * that cache could not see sharing either (a replacement that keeps the
+     * first chain, a measured size that is too large). */
+    size_t pairs = n;
+    int control_of[MT_CACHE_COUNT];
+    for (int i = 0; i < 3; i++) {
+        mt_cache_id id = l1_level[i];
+        control_of[id] = -1;
+        if (!usable(c, id))
+            continue;
+        control_of[id] = (int)n;
+        e[n] = pair_exp(c, id, 0, id, 0);
+        ref_of[n] = ref_index[id];
+        pa[n] = pb[n] = id;
+        n++;
+    }
+    mt_comparison cmp[6];
+    mt_cache_id cache_of[6];
     for (size_t i = 0; i < n; i++)
         cache_of[i] = (mt_cache_id)pa[i];
-    mt_progress(c, "L1 / texture / read-only sharing (%zu pairs)", n);
+    mt_progress(c, "L1 / texture / read-only sharing (%zu pairs)", pairs);
     mt_err err = run_compare(c, e, cache_of, n, ref_of, refs, nrefs, cmp);
     if (err != MT_OK)
         return err;
-    publish_sharing(c, cmp, n, pa, pb);
+    for (int i = 0; i < 3; i++)
+        if (control_of[l1_level[i]] >= 0)
+            seen[l1_level[i]] = cmp[control_of[l1_level[i]]].differs;
+    publish_sharing(c, cmp, pairs, pa, pb, seen);
     return MT_OK;
 }
 
@@ -222,6 +285,13 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
                           MT_CONF_INCONSISTENT,
                           "two chains on thread 0 itself do not disturb each other: the test "
                           "cannot see a shared slice, so the count is unknown");
+    else if (in_warp.ok && across.ok && (in_warp.at_least || across.at_least))
+        f = mt_find_bound(in_warp.slices * across.slices, "count",
+                          "two-chain thread/warp disturbance", MT_CONF_SLICES,
+                          "%d of %d threads of warp 0 and %d of %d warps share thread 0's slice, "
+                          "all of them next to it: the pattern was not seen to repeat, so more "
+                          "slices may lie beyond the tested threads", in_warp.sharing_warps,
+                          in_warp.n_warps, across.sharing_warps, across.n_warps);
     else if (in_warp.ok && across.ok)
         f = mt_find_value(in_warp.slices * across.slices, "count", MT_SRC_MEASURED,
                                     "two-chain thread/warp disturbance", MT_CONF_SLICES,
