@@ -6,20 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* L2 reference: 256 elements, one per 128 B line (32 KiB: fits the L2 of
- * every GPU, and one partition of it), one warm-up lap, then one load per
- * element in a random order (no prefetcher helps) through ld.global.cg (no
- * L1).  DRAM reference: 256 elements 4 KiB apart (1 MiB: one large page,
+/* L2 reference: up to 256 elements, one per 128 B line, one warm-up lap,
+ * then MT_REF_LOADS loads in a random order (no prefetcher helps) through
+ * ld.global.cg (no L1).  32 KiB fits one partition of every real GPU's L2;
+ * a small simulated L2 in many partitions (64 KiB in 4, 192 KiB in 8) does
+ * not hold it, and a reference that half misses varies with the hit share:
+ * so at most REF_L2_SHARE of the driver's L2 (the chain then wraps, 256
+ * loads over fewer lines).  DRAM reference: 256 elements 4 KiB apart (1 MiB: one large page,
  * so no TLB misses; every element its own line), cold.  Both run on SM 0
  * so the L2's near/far partition mix is the same in every repeat, and the
  * order seed changes per repeat so repeats are independent samples. */
 #define REF_L2_STRIDE 128u
+#define REF_L2_SHARE (1.0 / 32) /* 1/4 of a partition of an L2 in 8 */
 #define REF_DRAM_STRIDE 4096u
 
-static mt_experiment ref_experiment(uint32_t stride, uint32_t warm, unsigned repeat)
+static mt_experiment ref_experiment(uint64_t footprint, uint32_t stride, uint32_t warm,
+                                    unsigned repeat)
 {
-    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, (uint64_t)MT_REF_LOADS * stride, stride,
-                                   warm, MT_REF_LOADS, MT_MODE_FINE);
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, footprint, stride, warm, MT_REF_LOADS,
+                                   MT_MODE_FINE);
     e.order = MT_ORDER_RANDOM;
     e.order_seed = 0x7265665u + repeat; /* "ref" + repeat */
     e.sm = 0;
@@ -67,8 +72,14 @@ static void ask_device(mt_probe_ctx *c, mt_reference *out)
 
 static mt_err measure(mt_probe_ctx *c, mt_interference *it, mt_reference *out)
 {
-    mt_experiment e[3] = {ref_experiment(REF_L2_STRIDE, 1, it->repeats),
-                          ref_experiment(REF_DRAM_STRIDE, 0, it->repeats),
+    uint64_t l2_fp = (uint64_t)MT_REF_LOADS * REF_L2_STRIDE;
+    if (c->dev.l2_bytes && l2_fp > REF_L2_SHARE * (double)c->dev.l2_bytes)
+        l2_fp = mt_round_down((uint64_t)(REF_L2_SHARE * (double)c->dev.l2_bytes), REF_L2_STRIDE);
+    if (l2_fp < REF_L2_STRIDE)
+        l2_fp = REF_L2_STRIDE;
+    mt_experiment e[3] = {ref_experiment(l2_fp, REF_L2_STRIDE, 1, it->repeats),
+                          ref_experiment((uint64_t)MT_REF_LOADS * REF_DRAM_STRIDE, REF_DRAM_STRIDE,
+                                         0, it->repeats),
                           mt_exp_clock(REF_CLOCK_NS, 0)};
     const size_t n = mt_backend_supports(c->be, MT_KIND_CLOCK) ? 3 : 2;
     mt_result r[3];
