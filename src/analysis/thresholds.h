@@ -78,9 +78,20 @@
 /* Fewest misses a mean miss latency is computed from: with fewer the chain
  * did not leave the cache often enough to say what a miss costs. */
 #define MT_MISS_MIN_COUNT 100
+/* A miss chain with more than this share of hits kept most of itself in
+ * the cache (Fermi's fixed victim way, random replacement in a cramped
+ * chain): its misses are the few lines the policy evicts, not a sample of
+ * the L2, and on a partitioned L2 those few lines may all lie in the far
+ * (or near) partitions.  Its miss penalty is flagged. */
+#define MT_MISS_MAX_HIT_SHARE 0.5
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03
+/* A capacity search's all-hit reference with more than this share of loads
+ * above the presence test's hit threshold does not fit in the cache (one of
+ * a few lines, smaller than the reference): the search halves it.  Timer
+ * outliers stay below 1% (the spec format's limit), so 2% is not noise. */
+#define MT_CAP_REF_MAX_MISS_SHARE 0.02
 /* Chains of the sharing / slices tests fill this fraction of the smaller
  * cache: small enough that a lone chain never misses, large enough that a
  * second chain in the same physical cache must evict it. */

@@ -9,6 +9,7 @@
  *     must place the change in the same place, otherwise a range is
  *     reported. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,15 @@ static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const doubl
     return err;
 }
 
+/* Share of x above thr. */
+static double share_above(const double *x, size_t n, double thr)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += x[i] > thr;
+    return n ? (double)k / (double)n : 0;
+}
+
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
     /* As many loads as the backend times in one run: the binomial test's
@@ -230,9 +240,23 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     memset(miss, 0, sizeof miss);
     uint64_t pts[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
 
-    mt_err err = reference(c, q, &ref, &nref);
-    if (err != MT_OK)
-        return err;
+    /* A reference that misses would make every footprint look like hits:
+     * shrink it (and the doubling's start with it) until it fits. */
+    mt_cap_request shrunk = *q;
+    mt_err err;
+    for (;;) {
+        if ((err = reference(c, &shrunk, &ref, &nref)) != MT_OK)
+            return err;
+        if (!(shrunk.fit_threshold > 0) || shrunk.ref_footprint / 2 < shrunk.ref_min_bytes ||
+            share_above(ref, nref, shrunk.fit_threshold) <= MT_CAP_REF_MAX_MISS_SHARE)
+            break;
+        free(ref);
+        ref = NULL;
+        shrunk.ref_footprint /= 2;
+        shrunk.start = shrunk.start / 2 > shrunk.ref_footprint ? shrunk.start / 2 : 2 * shrunk.ref_footprint;
+    }
+    q = &shrunk;
+    out->ref_used = q->ref_footprint;
     double thr = isnan(q->hit_threshold) ? mt_hit_threshold(ref, nref) : q->hit_threshold;
     out->hit_threshold = thr;
 

@@ -145,6 +145,12 @@ typedef struct {
     double hit_threshold;    /* NAN: derive from the reference */
     int max_rounds;          /* refinement rounds, 0 = until the granule is reached */
     int quick;               /* 1: skip the Opt+KS confirmation sweep */
+    /* > 0: hit threshold of a chain known to hit (the presence test's).  A
+     * reference whose median is above it does not fit in the cache (a cache
+     * smaller than ref_footprint): the reference and start are halved until
+     * it fits, down to ref_min_bytes.  0: the reference is taken as given. */
+    double fit_threshold;
+    uint64_t ref_min_bytes;
 } mt_cap_request;
 
 typedef struct {
@@ -163,6 +169,7 @@ typedef struct {
      * real capacity edge makes most of such a chain miss; timer outliers
      * that fired the first-miss test do not. */
     double share_beyond;
+    uint64_t ref_used;    /* the reference footprint used (< the request's: it did not fit) */
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

@@ -21,6 +21,10 @@
 #define LATENCY_LOADS 4096u
 #define LATENCY_REPS 3
 #define L1_SEARCH_LIMIT (4ull << 20) /* no L1-level cache is near 4 MiB */
+/* The smallest reference chain the capacity search may shrink to when its
+ * 1 KiB reference does not fit (a cache of a few lines): 4 elements still
+ * make a chain whose every load is a hit in any cache of >= 4 sectors. */
+#define REF_MIN_ELEMENTS 4u
 
 mt_path mt_cache_path(mt_cache_id id)
 {
@@ -36,8 +40,12 @@ mt_path mt_cache_path(mt_cache_id id)
 }
 
 /* Presence: the path's warm small chain against the same chain through cg. */
+/* *fit_thr: hit threshold of the path's fast class alone (its loads below
+ * the split from the cg loads), for the capacity search's check that its
+ * reference fits: in a cache of a few lines the presence chain itself
+ * misses in part, and a threshold over that mix would call misses hits. */
 static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *conf, char *why,
-                       size_t whylen)
+                       size_t whylen, double *fit_thr)
 {
     mt_path p = mt_cache_path(id);
     mt_experiment e[2] = {
@@ -78,6 +86,11 @@ static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *c
         s->hit_threshold = mt_hit_threshold(a, na);
         s->hit_fine = ma;
         s->hit_known = true;
+        size_t nfast = 0;
+        for (size_t i = 0; i < na; i++)
+            if (a[i] <= sp.threshold)
+                pool[nfast++] = a[i];
+        *fit_thr = nfast ? mt_hit_threshold(pool, nfast) : s->hit_threshold;
     }
 out:
     free(a);
@@ -141,7 +154,8 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     double conf = 0;
     char why[200] = "";
     mt_progress(c, "is %s cached above the L2?", pn);
-    mt_err err = presence(c, id, &present, &conf, why, sizeof why);
+    double fit_thr = 0;
+    mt_err err = presence(c, id, &present, &conf, why, sizeof why, &fit_thr);
     if (err != MT_OK)
         return err;
     if (id == MT_CACHE_L1D) {
@@ -179,11 +193,20 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     mt_cap_request q = {
         .path = p, .thread = 0, .stride = s->sector, .start = 2048, .limit = limit,
         .granule = s->sector, .ref_footprint = 1024, .hit_threshold = NAN,
+        .fit_threshold = fit_thr, .ref_min_bytes = REF_MIN_ELEMENTS * s->sector,
     };
+    mt_note_threshold(c, "MT_CAP_REF_MAX_MISS_SHARE", MT_CAP_REF_MAX_MISS_SHARE,
+                      "capacity search: a reference with more misses than this share is halved");
     mt_cap_result cap;
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
     f = mt_capacity_finding(&cap, pn);
+    if (cap.ref_used < q.ref_footprint) { /* say why the search started lower */
+        size_t len = strlen(f.note);
+        snprintf(f.note + len, sizeof f.note - len,
+                 "; the %llu B reference missed: searched from a %llu B one",
+                 (unsigned long long)q.ref_footprint, (unsigned long long)cap.ref_used);
+    }
     if (c->dev.carveout_smem_bytes) { /* the L1 shares its array with shared memory */
         size_t len = strlen(f.note);
         snprintf(f.note + len, sizeof f.note - len, "; shared-memory carveout in effect: %u KiB",

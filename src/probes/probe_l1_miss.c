@@ -77,7 +77,8 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
      * twice the cache). */
     const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
     bool beyond_l2 = l2->hit_known && mm.median > l2->hit_threshold + s->hit_fine;
-    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped;
+    bool mostly_hits = (double)mm.hits > MT_MISS_MAX_HIT_SHARE * (double)mm.n;
+    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped || mostly_hits;
     double conf = spills ? MT_CONF_INCONSISTENT : MT_CONF_DIFFERENCE;
     mt_finding f = mt_find_value(
         penalty, "cycles", MT_SRC_MEASURED, "pchase-fine miss mean",
@@ -90,6 +91,8 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
                     "the penalty is uncertain"
         : cramped ? "; twice the cache is over a quarter of the L2 one SM can use: the chain "
                     "may spill beyond the L2, the penalty is uncertain"
+        : mostly_hits ? "; most of the chain hits: its misses are the few lines the policy "
+                        "evicts, not a sample of the L2, the penalty is uncertain"
         : spills ? "; too many slow loads: the chain spills beyond the L2, the penalty is "
                    "uncertain"
                  : "");
@@ -105,6 +108,8 @@ static mt_err run(mt_probe_ctx *c)
                       "miss penalty: more loads than this share beyond the cut flag the penalty");
     mt_note_threshold(c, "MT_MISS_MIN_COUNT", MT_MISS_MIN_COUNT,
                       "miss penalty: fewest misses a mean miss latency is taken from");
+    mt_note_threshold(c, "MT_MISS_MAX_HIT_SHARE", MT_MISS_MAX_HIT_SHARE,
+                      "miss penalty: a chain with more hits than this share flags the penalty");
     static const mt_cache_id ids[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         mt_err err = miss_penalty(c, ids[i]);
