@@ -218,6 +218,20 @@ static double share_above(const double *x, size_t n, double thr)
     return n ? (double)k / (double)n : 0;
 }
 
+/* Updates out->most_resident with the footprints just measured. */
+static void note_resident(mt_cap_result *out, const mt_cap_request *q, const uint64_t *fps,
+                          const mt_miss_excess *miss, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!miss[i].n_test)
+            continue;
+        double share = (double)miss[i].misses_test / (double)miss[i].n_test;
+        double held = (double)(fps[i] / q->stride) * (1 - share);
+        if (held > out->most_resident)
+            out->most_resident = held;
+    }
+}
+
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
     /* As many loads as the backend times in one run: the binomial test's
@@ -272,6 +286,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     mt_progress(c, "%s capacity: doubling %zu footprints", mt_path_name(q->path), np);
     if ((err = measure(c, q, pts, np, ref, nref, thr, miss, NULL)) != MT_OK)
         goto done;
+    note_resident(out, q, pts, miss, np);
     size_t first = np;
     for (size_t i = 0; i < np; i++)
         if (miss[i].more_misses) {
@@ -308,6 +323,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
                     mt_path_name(q->path), (unsigned long long)lo, (unsigned long long)hi, ns);
         if ((err = measure(c, q, pts, ns, ref, nref, thr, miss, NULL)) != MT_OK)
             goto done;
+        note_resident(out, q, pts, miss, ns);
         size_t j = ns;
         for (size_t i = 0; i < ns; i++)
             if (miss[i].more_misses) {

@@ -118,6 +118,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     uint32_t best_s = 0;
     double best_e = -1;
     bool any_odd = false;
+    double resident[6] = {0}; /* most elements held at strides[i] */
     for (size_t i = 0; i < ns; i++) {
         uint32_t s = strides[i];
         uint64_t expect = (uint64_t)((double)cap / sector * s); /* if line == sector */
@@ -149,6 +150,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
              * a few elements conflict).  Useless stride; try the others. */
             continue;
         }
+        resident[i] = r.most_resident;
         double e = (double)r.lo / s;
         any_odd |= !is_pow2(s);
         if (e > best_e) {
@@ -173,7 +175,31 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     mt_note_threshold(c, "MT_LINE_RATIO_FIRM", MT_LINE_RATIO_FIRM,
                       "line: bytes per line further than this from a power of two give a "
                       "confidence below 0.5");
-    if (le.found) {
+    /* Pigeonhole check: at a stride of at least the line every element is
+     * a line of its own, and a cache of cap / line lines cannot keep more of
+     * them resident than that, whatever its policy.  A stride that kept
+     * clearly more (beyond MT_LINE_RATIO_TOLERANCE) proves a smaller line:
+     * the edge the ratio used was a conflict (a hashed direct-mapped cache
+     * conflicts early at every wide stride), not the line count. */
+    double most_lines = 0;
+    uint32_t most_s = 0;
+    for (size_t i = 0; le.found && i < ns; i++)
+        if (strides[i] >= le.line_bytes && resident[i] > most_lines) {
+            most_lines = resident[i];
+            most_s = strides[i];
+        }
+    double line_max = most_lines > 0 ? (double)cap / most_lines : INFINITY;
+    if (le.found && line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes) {
+        line = mt_find_range(sector, le.line_bytes, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
+                             "%.1f B per line from %.0f elements at a %u B stride, but %.0f "
+                             "elements stayed resident at a %u B stride: a line of at most "
+                             "%.1f B; the ratio's edge was a set conflict",
+                             (double)best_s / le.ratio, best_e, best_s, most_lines, most_s,
+                             line_max);
+        /* More resident elements than cap / line also means the capacity
+         * may be low (the conflict can end the sector-stride search too). */
+        doubt_size(c, key, MT_CONF_INCONSISTENT);
+    } else if (le.found) {
         c->cs[id].line = le.line_bytes;
         bool loose = le.margin > MT_LINE_RATIO_FIRM;
         if (loose && conf > MT_CONF_LINE_LOOSE)

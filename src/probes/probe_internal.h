@@ -170,6 +170,11 @@ typedef struct {
      * that fired the first-miss test do not. */
     double share_beyond;
     uint64_t ref_used;    /* the reference footprint used (< the request's: it did not fit) */
+    /* Most elements any measured footprint kept resident: elements x (1 -
+     * miss share).  In one lap of a cyclic chain every hit was resident at
+     * the lap's start, so whatever the policy, a cache holds at least this
+     * many lines (the pigeonhole bound the line probe checks its ratio by). */
+    double most_resident;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);
