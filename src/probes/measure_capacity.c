@@ -223,10 +223,15 @@ static void note_resident(mt_cap_result *out, const mt_cap_request *q, const uin
                           const mt_miss_excess *miss, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!miss[i].n_test)
+        /* Only whole laps bound anything: a sample of part of a lap (a chain
+         * longer than the loads one run times, e.g. in the L2) may be the
+         * part that stayed.  Each whole lap misses at least elements - lines
+         * times, so lines >= elements - misses / laps. */
+        uint64_t elements = fps[i] / q->stride;
+        size_t laps = elements ? miss[i].n_test / elements : 0;
+        if (!laps)
             continue;
-        double share = (double)miss[i].misses_test / (double)miss[i].n_test;
-        double held = (double)(fps[i] / q->stride) * (1 - share);
+        double held = (double)elements - (double)miss[i].misses_test / (double)laps;
         if (held > out->most_resident)
             out->most_resident = held;
     }

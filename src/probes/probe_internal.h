@@ -170,8 +170,9 @@ typedef struct {
      * that fired the first-miss test do not. */
     double share_beyond;
     uint64_t ref_used;    /* the reference footprint used (< the request's: it did not fit) */
-    /* Most elements any measured footprint kept resident: elements x (1 -
-     * miss share).  In one lap of a cyclic chain every hit was resident at
+    /* Most elements any measured footprint kept resident: elements minus
+     * misses per whole lap timed (footprints with no whole lap timed are
+     * left out).  In one lap of a cyclic chain every hit was resident at
      * the lap's start, so whatever the policy, a cache holds at least this
      * many lines (the pigeonhole bound the line probe checks its ratio by). */
     double most_resident;
