@@ -36,12 +36,10 @@ static mt_err doubt(mt_topology *t, const char *key, const char *other, mt_errin
 {
     const mt_finding *own = mt_topology_get(t, key, "size");
     mt_finding f = *own;
-    if (f.confidence > MT_CONF_INCONSISTENT)
-        f.confidence = MT_CONF_INCONSISTENT;
-    size_t len = strlen(f.note);
-    snprintf(f.note + len, sizeof f.note - len,
-             "; %s shares this physical cache but measured a size that does not overlap: one of "
-             "them is wrong", other);
+    mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                     "%s shares this physical cache but measured a size that does not overlap: "
+                     "one of them is wrong",
+                     other);
     return mt_derive_set(t, key, "size", "size", &f, ei);
 }
 

@@ -68,10 +68,7 @@ static void cap_findings(mt_topology *t, mt_guard *g, const mt_finding_decl *pro
             cur->kind == MT_FIND_NONE)
             continue;
         mt_finding nf = *cur;
-        if (nf.confidence > MT_INTERFERE_CONF_CAP)
-            nf.confidence = MT_INTERFERE_CONF_CAP;
-        size_t len = strlen(nf.note);
-        snprintf(nf.note + len, sizeof nf.note - len, "%sdisturbed: %s", len ? "; " : "", why);
+        mt_finding_doubt(&nf, MT_INTERFERE_CONF_CAP, "disturbed: %s", why);
         /* Replacing in place cannot grow the object: it only fails on a
          * bad name, which the registry's tests rule out. */
         (void)mt_object_set(o, name, NULL, &nf);

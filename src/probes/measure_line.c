@@ -90,11 +90,9 @@ static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
     if (size->kind != MT_FIND_VALUE || size->confidence <= conf)
         return;
     mt_finding f = *size;
-    f.confidence = conf;
-    size_t len = strlen(f.note);
-    snprintf(f.note + len, sizeof f.note - len,
-             "; the line test's capacities are no power of two apart: conflicts may start before "
-             "the cache is full");
+    mt_finding_doubt(&f, conf,
+                     "the line test's capacities are no power of two apart: conflicts may start "
+                     "before the cache is full");
     mt_set(c, key, "size", &f);
 }
 

@@ -92,9 +92,8 @@ static void widen_hidden_line(mt_probe_ctx *c, uint32_t fill_lo, uint32_t unit, 
     f.lo = fill_lo;
     f.hi = hi;
     f.value = 0;
-    size_t len = strlen(f.note);
-    snprintf(f.note + len, sizeof f.note - len,
-             "; the constant L1's %u B fill unit hides lines below it: from %u B", unit, fill_lo);
+    mt_finding_append_note(&f, "the constant L1's %u B fill unit hides lines below it: from %u B",
+                           unit, fill_lo);
     mt_set(c, "const_l15", "line", &f);
     c->cs[MT_CACHE_CONST_L15].line = 0;
 }

@@ -201,17 +201,13 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
     f = mt_capacity_finding(&cap, pn);
-    if (cap.ref_used < q.ref_footprint) { /* say why the search started lower */
-        size_t len = strlen(f.note);
-        snprintf(f.note + len, sizeof f.note - len,
-                 "; the %llu B reference missed: searched from a %llu B one",
-                 (unsigned long long)q.ref_footprint, (unsigned long long)cap.ref_used);
-    }
-    if (c->dev.carveout_smem_bytes) { /* the L1 shares its array with shared memory */
-        size_t len = strlen(f.note);
-        snprintf(f.note + len, sizeof f.note - len, "; shared-memory carveout in effect: %u KiB",
-                 c->dev.carveout_smem_bytes / 1024);
-    }
+    if (cap.ref_used < q.ref_footprint) /* say why the search started lower */
+        mt_finding_append_note(&f, "the %llu B reference missed: searched from a %llu B one",
+                               (unsigned long long)q.ref_footprint,
+                               (unsigned long long)cap.ref_used);
+    if (c->dev.carveout_smem_bytes) /* the L1 shares its array with shared memory */
+        mt_finding_append_note(&f, "shared-memory carveout in effect: %u KiB",
+                               c->dev.carveout_smem_bytes / 1024);
     mt_set(c, key, "size", &f);
     s->size = cap.lo;
     s->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;

@@ -144,11 +144,8 @@ static void contradict_far_class(mt_probe_ctx *c, bool no_partitioning)
     if (!no_partitioning || far->kind != MT_FIND_VALUE)
         return;
     mt_finding f = *far;
-    if (f.confidence > MT_CONF_INCONSISTENT)
-        f.confidence = MT_CONF_INCONSISTENT;
-    size_t len = strlen(f.note);
-    snprintf(f.note + len, sizeof f.note - len,
-             "; contradicted: the partition-size test sees no partitioning");
+    mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                     "contradicted: the partition-size test sees no partitioning");
     mt_set(c, "l2", "far_latency", &f);
 }
 
@@ -164,11 +161,9 @@ static void contradict_one_class(mt_probe_ctx *c, bool partitioned)
     if (!partitioned || far->kind == MT_FIND_VALUE || near->kind != MT_FIND_VALUE)
         return;
     mt_finding f = *near;
-    if (f.confidence > MT_CONF_INCONSISTENT)
-        f.confidence = MT_CONF_INCONSISTENT;
-    size_t len = strlen(f.note);
-    snprintf(f.note + len, sizeof f.note - len,
-             "; the L2 is partitioned but no near/far classes were seen: a mean over partitions");
+    mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                     "the L2 is partitioned but no near/far classes were seen: a mean over "
+                     "partitions");
     mt_set(c, "l2", "latency", &f);
 }
 
@@ -277,11 +272,10 @@ static mt_err probe_l2(mt_probe_ctx *c)
             (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
     if (f.kind == MT_FIND_VALUE && !isnan(small.share_beyond) &&
         small.share_beyond < PARTITION_EDGE_MIN_SHARE) {
-        f.confidence = MT_CONF_INCONSISTENT;
-        size_t len = strlen(f.note);
-        snprintf(f.note + len, sizeof f.note - len,
-                 "; but only %.1f%% of the loads of a chain twice as large miss: no capacity edge, "
-                 "the first misses were outliers", 100 * small.share_beyond);
+        mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                         "but only %.1f%% of the loads of a chain twice as large miss: no capacity "
+                         "edge, the first misses were outliers",
+                         100 * small.share_beyond);
     }
     mt_set(c, "l2", "partition_size", &f);
     contradict_far_class(c, f.kind == MT_FIND_ABSENT);

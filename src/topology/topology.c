@@ -3,6 +3,8 @@
  * arrays; no printing, no globals. */
 #include "topology.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +160,36 @@ const mt_finding *mt_topology_get(const mt_topology *t, const char *key, const c
 double mt_finding_value_or(const mt_finding *f, double otherwise)
 {
     return f && f->kind == MT_FIND_VALUE ? f->value : otherwise;
+}
+
+static void append_note_v(mt_finding *f, const char *fmt, va_list ap)
+{
+    size_t len = strnlen(f->note, sizeof f->note);
+    if (len + 2 >= sizeof f->note)
+        return;
+    if (len) {
+        memcpy(f->note + len, "; ", 3);
+        len += 2;
+    }
+    vsnprintf(f->note + len, sizeof f->note - len, fmt, ap);
+}
+
+void mt_finding_append_note(mt_finding *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append_note_v(f, fmt, ap);
+    va_end(ap);
+}
+
+void mt_finding_doubt(mt_finding *f, double cap, const char *fmt, ...)
+{
+    if (f->confidence > cap)
+        f->confidence = cap;
+    va_list ap;
+    va_start(ap, fmt);
+    append_note_v(f, fmt, ap);
+    va_end(ap);
 }
 
 double mt_topology_ns_per_cycle(const mt_topology *t)

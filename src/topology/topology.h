@@ -167,6 +167,14 @@ const mt_finding *mt_topology_get(const mt_topology *t, const char *key, const c
 int mt_finding_set_has(const mt_finding *f, const char *key);
 /* The finding's value when it is a VALUE, else `otherwise`. */
 double mt_finding_value_or(const mt_finding *f, double otherwise);
+/* Appends a printf-style reason to f's note ("; " between it and what the
+ * note already says; cut at the note's size). */
+void mt_finding_append_note(mt_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A finding another test contradicts: its confidence falls to at most
+ * `cap` (never rises) and the note says why (mt_finding_append_note). */
+void mt_finding_doubt(mt_finding *f, double cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Latencies in time: the measured SM clock in effect (finding gpu.sm_clock,
  * MHz, probes/probe_clock.c) turns cycles into nanoseconds.  ns per cycle,
