@@ -7,7 +7,6 @@
  * Without one (every preset and every spec in tests/specs, also with noise and
  * outliers at their documented maxima): the reference measurements never
  * see a disturbance. */
-#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +22,7 @@
 #include "probes/probe.h"
 #include "sim/presets.h"
 #include "sim/sim.h"
+#include "spec_dir.h"
 
 static mt_topology *measure(const mt_sim_spec *spec)
 {
@@ -122,25 +122,19 @@ static void check_tenant_spec(const char *path)
     free(idle);
 }
 
+static void check_tenant_spec_file(const char *path, void *user)
+{
+    (void)user;
+    check_tenant_spec(path);
+}
+
 static void tenant_specs(void **state)
 {
     (void)state;
     const char *dir = "tests/specs-tenant";
-    DIR *d = opendir(dir);
-    if (!d)
+    int n = for_each_spec(dir, check_tenant_spec_file, NULL);
+    if (n < 0)
         fail_msg("cannot open %s", dir);
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (len < 6 || strcmp(de->d_name + len - 5, ".spec") != 0)
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        check_tenant_spec(path);
-        n++;
-    }
-    closedir(d);
     assert_true(n >= 3);
 }
 
@@ -190,6 +184,21 @@ static void no_false_alarm(const mt_sim_spec *spec)
     mt_backend_destroy(be);
 }
 
+/* One spec file of tests/specs, as written or (*(bool *)user) at the noise
+ * maxima: no false alarm. */
+static void idle_spec_file(const char *path, void *user)
+{
+    mt_sim_spec *spec = malloc(sizeof *spec);
+    assert_non_null(spec);
+    mt_errinfo ei = {{0}};
+    if (mt_sim_spec_load(path, spec, &ei) != MT_OK)
+        fail_msg("%s", ei.msg);
+    if (*(const bool *)user)
+        noisiest(spec);
+    no_false_alarm(spec);
+    free(spec);
+}
+
 static void for_every_idle_spec(bool at_maxima)
 {
     mt_sim_spec *spec = malloc(sizeof *spec);
@@ -201,23 +210,8 @@ static void for_every_idle_spec(bool at_maxima)
             noisiest(spec);
         no_false_alarm(spec);
     }
-    DIR *d = opendir("tests/specs");
-    assert_non_null(d);
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (len < 6 || strcmp(de->d_name + len - 5, ".spec") != 0)
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "tests/specs/%s", de->d_name);
-        if (mt_sim_spec_load(path, spec, &ei) != MT_OK)
-            fail_msg("%s", ei.msg);
-        if (at_maxima)
-            noisiest(spec);
-        no_false_alarm(spec);
-    }
-    closedir(d);
     free(spec);
+    assert_true(for_each_spec("tests/specs", idle_spec_file, &at_maxima) > 0);
 }
 
 static void no_false_alarm_as_specified(void **state)

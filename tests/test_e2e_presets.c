@@ -1,7 +1,6 @@
 /* End to end on the simulator: every preset and every spec file under
  * tests/specs/ is measured by the real probes, and the topology must match
  * the spec within the tolerances of issue 2 (e2e_truth.c). */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +14,7 @@
 #include "e2e_truth.c"
 #include "probes/probe.h"
 #include "sim/sim.h"
+#include "spec_dir.h"
 
 static void measure_and_check(const char *preset_or_file, mt_truth_mode mode)
 {
@@ -52,26 +52,20 @@ PRESET_TEST(kepler)
 /* Spec files written in the documented format, beyond the presets: under
  * the contract of issue 7 (e2e_truth.h), since several of them exist to
  * show a finding that must be flagged rather than right. */
+static void check_spec_file(const char *path, void *user)
+{
+    (void)user;
+    print_message("spec %s\n", path);
+    measure_and_check(path, MT_TRUTH_CONTRACT);
+}
+
 static void test_spec_files(void **state)
 {
     (void)state;
     const char *dir = getenv("MT_SPEC_DIR") ? getenv("MT_SPEC_DIR") : "tests/specs";
-    DIR *d = opendir(dir);
-    if (!d)
+    int n = for_each_spec(dir, check_spec_file, NULL);
+    if (n < 0)
         fail_msg("cannot open %s", dir);
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (len < 6 || strcmp(de->d_name + len - 5, ".spec") != 0)
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        print_message("spec %s\n", path);
-        measure_and_check(path, MT_TRUTH_CONTRACT);
-        n++;
-    }
-    closedir(d);
     assert_true(n >= 3);
 }
 

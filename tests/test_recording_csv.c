@@ -167,18 +167,6 @@ static void test_empty(void **state)
 
 /* One file that cannot be written: none of the three is replaced, and no
  * temporary is left behind. */
-/* Entries named like atomic_file.c's temporaries (".memtopo-XXXXXX"). */
-static int count_temporaries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d));)
-        n += strncmp(de->d_name, ".memtopo-", 9) == 0;
-    closedir(d);
-    return n;
-}
-
 static void test_all_or_nothing(void **state)
 {
     (void)state;

@@ -45,17 +45,6 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static int count_temporaries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d));)
-        n += strncmp(de->d_name, ".memtopo-", 9) == 0;
-    closedir(d);
-    return n;
-}
-
 /* The old writer used "<path>.tmp" with fopen("w"): a symlink planted
  * there made it overwrite the file the link pointed to. */
 static void test_planted_symlink_not_followed(void **state)
