@@ -251,7 +251,13 @@ static mt_err probe_constant(mt_probe_ctx *c)
          * of the L1.5 (at its line stride only one fill unit per line is,
          * and an L1.5 with smaller lines would seem larger by line / fill). */
         .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 2 * thrash, .limit = limit,
-        .granule = s1->sector, .ref_footprint = thrash, .hit_threshold = NAN,
+        .granule = s1->sector, .ref_footprint = thrash,
+        /* The L1.5's own hit threshold (from the loads that missed the L1),
+         * not one derived from the reference: there the L1's hits are the
+         * majority (several elements share an L1 line, random replacement
+         * keeps some), so a threshold above them counts every L1.5 hit as a
+         * miss, and L1.5 misses drown among them. */
+        .hit_threshold = s15->hit_threshold,
     };
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
