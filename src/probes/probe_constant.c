@@ -121,6 +121,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s1->hit_threshold, 2048, &sp)) != MT_OK)
         return err;
     s1->sector = sp.found ? sp.spacing_bytes : 64;
+    bool l1_fill_seen = sp.found;
     sector_finding(c, "const_l1", &sp, "constant L1");
     mt_cap_request q = {
         .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 512, .limit = limit,
@@ -203,15 +204,19 @@ static mt_err probe_constant(mt_probe_ctx *c)
         return err;
     s15->sector = sp.found ? sp.spacing_bytes : l1_unit;
     uint32_t l15_fill_lo = s15->sector; /* smallest fill unit the L1.5 may have */
-    if (sp.found && sp.spacing_bytes <= s1->sector) {
+    if (sp.found && (!l1_fill_seen || sp.spacing_bytes <= s1->sector)) {
         l15_fill_lo = MIN_FILL_BYTES;
         /* Each constant L1 miss asks the L1.5 for the L1's whole fill unit,
          * so L1.5 misses are at least that far apart: a spacing equal to the
-         * L1's unit only bounds the L1.5's from above. */
+         * L1's unit only bounds the L1.5's from above.  When the L1's unit
+         * was not seen (64 B is then only a stride to work with), any
+         * spacing may be it. */
         f = mt_find_range(MIN_FILL_BYTES, sp.spacing_bytes, "B", "pchase-fine-cold miss-spacing",
                           sp.support,
-                          "constant L1.5 misses %u B apart, the constant L1's own fill unit: "
-                          "the L1.5's cannot be seen below it", sp.spacing_bytes);
+                          "constant L1.5 misses %u B apart, %s: the L1.5's cannot be seen below "
+                          "it", sp.spacing_bytes,
+                          l1_fill_seen ? "the constant L1's own fill unit"
+                                       : "perhaps the constant L1's fill unit (not seen)");
         mt_set(c, "const_l15", "sector", &f);
     } else {
         sector_finding(c, "const_l15", &sp, "constant L1.5");
