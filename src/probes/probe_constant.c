@@ -203,7 +203,9 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s15->hit_threshold, 8192, &sp)) != MT_OK)
         return err;
     s15->sector = sp.found ? sp.spacing_bytes : l1_unit;
-    uint32_t l15_fill_lo = s15->sector; /* smallest fill unit the L1.5 may have */
+    /* Smallest fill unit the L1.5 may have: none seen, it may hide behind
+     * the L1's (whose fill unit the L1.5 is then measured in). */
+    uint32_t l15_fill_lo = sp.found ? s15->sector : MIN_FILL_BYTES;
     if (sp.found && (!l1_fill_seen || sp.spacing_bytes <= s1->sector)) {
         l15_fill_lo = MIN_FILL_BYTES;
         /* Each constant L1 miss asks the L1.5 for the L1's whole fill unit,
