@@ -13,6 +13,8 @@
 
 /* Smallest fill unit a stride-4 miss-spacing test can tell (4 B words). */
 #define MIN_FILL_BYTES 4
+/* Loads timed of each chain that thrashes the constant L1. */
+#define L15_REFERENCE_LOADS 1024
 
 /* Fine samples of one warm chain: the reference that defines a hit. */
 static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double *thr,
@@ -39,7 +41,8 @@ static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, doub
 static mt_err l15_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double l1_threshold,
                             double *thr, double *median, size_t *misses, size_t *spilled)
 {
-    mt_experiment e = mt_exp_chase(MT_PATH_CONSTANT, fp, stride, 1, 1024, MT_MODE_FINE);
+    mt_experiment e = mt_exp_chase(MT_PATH_CONSTANT, fp, stride, 1, L15_REFERENCE_LOADS,
+                                   MT_MODE_FINE);
     size_t n;
     double *x;
     mt_err err = mt_run_fine(c, &e, &x, &n);
@@ -96,6 +99,33 @@ static void widen_hidden_line(mt_probe_ctx *c, uint32_t fill_lo, uint32_t unit, 
                            unit, fill_lo);
     mt_set(c, "const_l15", "line", &f);
     c->cs[MT_CACHE_CONST_L15].line = 0;
+}
+
+/* Doubts a finding of the constant L1 that rests on its measured size. */
+static void doubt_l1(mt_probe_ctx *c, const char *name, uint64_t chain, uint64_t held)
+{
+    const mt_finding *g = mt_get(c, "const_l1", name);
+    if (!g || g->kind == MT_FIND_NONE)
+        return;
+    mt_finding f = *g;
+    mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                     "a %llu B chain (3x this size) mostly hit the constant L1, which held at "
+                     "least %llu B of it: the L1 is larger than its first misses said (a hashed "
+                     "index makes early conflicts)",
+                     (unsigned long long)chain, (unsigned long long)held);
+    mt_set(c, "const_l1", name, &f);
+}
+
+/* Bytes of a `fp` B chain at `stride` that a cache kept resident through
+ * each whole lap of `loads` loads with `misses` misses (pigeonhole: every
+ * hit of a lap was resident at its start); 0 without a whole lap. */
+static uint64_t held_bytes(uint64_t fp, uint32_t stride, size_t loads, size_t misses)
+{
+    uint64_t elements = fp / stride;
+    size_t laps = elements ? loads / elements : 0;
+    if (!laps || (double)misses / (double)laps >= (double)elements)
+        return 0;
+    return (uint64_t)(((double)elements - (double)misses / (double)laps) * stride);
 }
 
 static mt_err probe_constant(mt_probe_ctx *c)
@@ -165,16 +195,44 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = l15_reference(c, thrash, l1_unit, s1->hit_threshold, &s15->hit_threshold, &med15,
                              &n15, &spilled)) != MT_OK)
         return err;
+    /* Too few L1 misses: the L1 held most of a chain of 3x its measured
+     * size, so that size is too small (a hashed index whose set count is no
+     * power of two conflicts early in a contiguous chain).  Longer chains,
+     * doubling up to the bank, find one that thrashes it; meanwhile the
+     * L1's size (and the line measured from it) is doubted. */
+    bool escalated = false;
+    if (n15 < MT_MISS_MIN_COUNT) {
+        uint64_t held = held_bytes(thrash, l1_unit, L15_REFERENCE_LOADS, n15 + spilled);
+        uint64_t top = mt_round_down(limit, l1_unit);
+        if (held > s1->size && thrash < top) {
+            doubt_l1(c, "size", thrash, held);
+            doubt_l1(c, "line", thrash, held);
+            escalated = true;
+        }
+        while (escalated && n15 < MT_MISS_MIN_COUNT && thrash < top) {
+            thrash = 2 * thrash < top ? 2 * thrash : top;
+            mt_progress(c, "constant L1.5 hit reference: %llu B", (unsigned long long)thrash);
+            if ((err = l15_reference(c, thrash, l1_unit, s1->hit_threshold, &s15->hit_threshold,
+                                     &med15, &n15, &spilled)) != MT_OK)
+                return err;
+        }
+    }
     if (n15 < MT_MISS_MIN_COUNT || med15 - med1 < MT_MIN_CLASS_GAP_CYCLES) {
         /* Built on the L1's size: no surer than it (an unconfirmed L1 size
          * may be far below the truth, and 3x it may still fit the L1). */
         double conf = cap.confidence < MT_CONF_ABSENT_BY_LATENCY ? cap.confidence
                                                                  : MT_CONF_ABSENT_BY_LATENCY;
+        if (escalated && conf > MT_CONF_INCONSISTENT)
+            conf = MT_CONF_INCONSISTENT;
         f = mt_find_absent("pchase-fine", conf,
-                           "chains of 3x the constant L1 are not slower than L1 hits (%zu of "
-                           "1024 loads above the L1's hit threshold)%s", n15,
-                           conf < MT_CONF_ABSENT_BY_LATENCY ? "; the L1 size it rests on is "
-                                                              "uncertain" : "");
+                           "a %llu B chain (%s) is not slower than L1 hits (%zu of "
+                           "1024 loads above the L1's hit threshold)%s",
+                           (unsigned long long)thrash,
+                           escalated ? "the longest tried" : "3x the constant L1", n15,
+                           escalated ? "; the constant L1 may hold the whole bank, hiding what "
+                                       "lies beyond it"
+                           : conf < MT_CONF_ABSENT_BY_LATENCY ? "; the L1 size it rests on is "
+                                                                "uncertain" : "");
         mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }
@@ -183,7 +241,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
      * leave hits, which are not counted) whose L1 misses are faster by the
      * class gap was served by a level the longer chain left: the L1.5. */
     uint64_t short_chain = mt_round_down(3 * s1->size / 2, l1_unit);
-    if (short_chain > s1->size) {
+    if (!escalated && short_chain > s1->size) {
         double med_s = NAN, thr_s = NAN;
         size_t n_s = 0, spilled_s = 0;
         if ((err = l15_reference(c, short_chain, l1_unit, s1->hit_threshold, &thr_s, &med_s, &n_s,
@@ -241,7 +299,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
      * median above is still an L1.5 hit).  The capacity search starts
      * above that chain and could only miss the L1.5: its size lies between
      * the L1's and the chain's, which is all that can be said. */
-    if ((double)spilled / 1024.0 > MT_MISS_SPILL_SHARE) {
+    if ((double)spilled / L15_REFERENCE_LOADS > MT_MISS_SPILL_SHARE) {
         f = mt_find_range((double)s1->size, (double)thrash, "B", "pchase-fine", MT_CONF_INCONSISTENT,
                           "%zu of 1024 loads of the %llu B chain (thrashing the constant L1) are far slower "
                           "than L1.5 hits: the L1.5 is smaller than that chain", spilled,
