@@ -37,10 +37,20 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     const mt_finding *near = mt_topology_get(t, "l2", "latency");
     const mt_finding *far = mt_topology_get(t, "l2", "far_latency");
     double lo = l2->value - tol, hi = l2->value + tol;
-    if (near && far && near->kind == MT_FIND_VALUE && far->kind == MT_FIND_VALUE &&
-        far->confidence >= MT_CONF_INCONSISTENT + 0.01) {
-        lo = fmin(lo, near->value - tol);
-        hi = fmax(hi, far->value + tol);
+    /* A far class the L2 probe doubts still may be the L2's: a latency
+     * that only it explains makes the L1.5 doubtful, not absent for sure. */
+    bool far_doubted = false;
+    if (near && far && near->kind == MT_FIND_VALUE && far->kind == MT_FIND_VALUE) {
+        double wide_lo = fmin(lo, near->value - tol), wide_hi = fmax(hi, far->value + tol);
+        if (far->confidence >= MT_CONF_INCONSISTENT + 0.01) {
+            lo = wide_lo;
+            hi = wide_hi;
+        } else if (!(lat->value >= lo && lat->value <= hi) && lat->value >= wide_lo &&
+                   lat->value <= wide_hi) {
+            far_doubted = true;
+            lo = wide_lo;
+            hi = wide_hi;
+        }
     }
     /* Slower than every L2 hit: the chain of 3x the constant L1 left the L2
      * as well (an L2 partition smaller than that chain), so what was timed
@@ -55,7 +65,8 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     for (size_t i = 0; i < sizeof measured / sizeof *measured; i++)
         mt_object_remove(o, measured[i]);
     mt_finding f = mt_derived_value(0, "", "pchase-aggregate vs L2",
-                                    beyond ? MT_CONF_INCONSISTENT : MT_CONF_ABSENT_BY_LATENCY);
+                                    beyond || far_doubted ? MT_CONF_INCONSISTENT
+                                                          : MT_CONF_ABSENT_BY_LATENCY);
     f.kind = MT_FIND_ABSENT;
     f.value = f.lo = f.hi = 0;
     if (beyond)
@@ -66,7 +77,8 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     else
         snprintf(f.note, sizeof f.note,
                  "loads missing the constant L1 take %.1f cycles, within the L2's hit latencies "
-                 "(mean %.1f, near and far classes, +- %.1f): no constant L1.5", l15, l2lat, tol);
+                 "(mean %.1f, near and far classes, +- %.1f): no constant L1.5%s", l15, l2lat, tol,
+                 far_doubted ? " (only the far class, itself uncertain, says so)" : "");
     return mt_derive_set(t, "const_l15", "size", "size", &f, ei);
 }
 
