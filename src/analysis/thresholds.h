@@ -87,6 +87,13 @@
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03
+/* The pigeonhole check of a capacity edge (measure_capacity.c) runs each
+ * placement for one lap, so one overflowing set shows a handful of misses
+ * in place and none shifted: too few for MT_KS_ALPHA.  A shifted chain
+ * with fewer misses at this level (a 1-in-20 hint) is run again, in place
+ * and shifted, with every load the backend times, and judged at
+ * MT_KS_ALPHA on those runs alone; the hint only decides what to rerun. */
+#define MT_SHIFT_RECHECK_ALPHA 0.05
 /* A capacity search's all-hit reference with more than this share of loads
  * above the presence test's hit threshold does not fit in the cache (one of
  * a few lines, smaller than the reference): the search halves it.  Timer

@@ -173,6 +173,26 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
  * random replacement, is never overturned), the misses came from where the
  * chain lay (a hashed index whose blocks do not line up with the chain),
  * not from the capacity, which may be larger: *moved. */
+typedef enum {
+    PLACEMENT_SAME,  /* the shifted chain misses as much, or has extra misses itself */
+    PLACEMENT_HINT,  /* no extra misses shifted, fewer than in place at the recheck level only */
+    PLACEMENT_MOVED, /* no extra misses shifted, significantly fewer than in place */
+} placement_test;
+
+/* Compares one chain in place (x) and shifted (y) against the reference. */
+static placement_test placement_misses(const double *ref, size_t nref, const double *x, size_t nx,
+                                       const double *y, size_t ny, double thr)
+{
+    mt_miss_excess over_ref, over_shift;
+    if (mt_miss_excess_test(ref, nref, y, ny, thr, MT_KS_ALPHA, &over_ref) != MT_OK ||
+        mt_miss_excess_test(y, ny, x, nx, thr, MT_KS_ALPHA, &over_shift) != MT_OK ||
+        over_ref.more_misses)
+        return PLACEMENT_SAME;
+    if (over_shift.more_misses)
+        return PLACEMENT_MOVED;
+    return over_shift.p_value < MT_SHIFT_RECHECK_ALPHA ? PLACEMENT_HINT : PLACEMENT_SAME;
+}
+
 static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
                            size_t nref, double thr, uint64_t hi, bool *moved)
 {
@@ -188,6 +208,7 @@ static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const doubl
     mt_err err = mt_run_fine(c, &e, &x, &nx);
     if (err != MT_OK)
         return err;
+    bool rechecked = false;
     for (size_t i = 0; i < sizeof divisors / sizeof *divisors && !*moved; i++) {
         uint64_t shift = mt_round_down(hi / divisors[i], q->stride);
         if (shift < q->stride)
@@ -199,11 +220,30 @@ static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const doubl
         size_t ny = 0;
         if ((err = mt_run_fine(c, &e, &y, &ny)) != MT_OK)
             break;
-        mt_miss_excess over_ref, over_shift;
-        if (mt_miss_excess_test(ref, nref, y, ny, thr, MT_KS_ALPHA, &over_ref) == MT_OK &&
-            mt_miss_excess_test(y, ny, x, nx, thr, MT_KS_ALPHA, &over_shift) == MT_OK)
-            *moved = !over_ref.more_misses && over_shift.more_misses;
+        placement_test verdict = placement_misses(ref, nref, x, nx, y, ny, thr);
         free(y);
+        if (verdict == PLACEMENT_HINT && !rechecked && e.loads < c->dev.max_fine_loads) {
+            /* Once per edge: longer runs of both placements decide alone. */
+            rechecked = true;
+            mt_note_threshold(c, "MT_SHIFT_RECHECK_ALPHA", MT_SHIFT_RECHECK_ALPHA,
+                              "capacity edge: fewer misses shifted at this level reruns both "
+                              "placements with more loads");
+            mt_experiment longer = e;
+            longer.loads = c->dev.max_fine_loads;
+            longer.chain[0].offset = 0;
+            double *x2 = NULL, *y2 = NULL;
+            size_t nx2 = 0, ny2 = 0;
+            if ((err = mt_run_fine(c, &longer, &x2, &nx2)) == MT_OK) {
+                longer.chain[0].offset = shift;
+                if ((err = mt_run_fine(c, &longer, &y2, &ny2)) == MT_OK)
+                    verdict = placement_misses(ref, nref, x2, nx2, y2, ny2, thr);
+            }
+            free(x2);
+            free(y2);
+            if (err != MT_OK)
+                break;
+        }
+        *moved = verdict == PLACEMENT_MOVED;
     }
     free(x);
     return err;
