@@ -205,8 +205,12 @@ static mt_err probe_constant(mt_probe_ctx *c)
         uint64_t held = held_bytes(thrash, l1_unit, L15_REFERENCE_LOADS, n15 + spilled);
         uint64_t top = mt_round_down(limit, l1_unit);
         if (held > s1->size && thrash < top) {
-            doubt_l1(c, "size", thrash, held);
-            doubt_l1(c, "line", thrash, held);
+            /* A size range up to `held` or beyond is not contradicted. */
+            const mt_finding *sz = mt_get(c, "const_l1", "size");
+            if (!(sz && sz->kind == MT_FIND_RANGE && sz->hi >= (double)held)) {
+                doubt_l1(c, "size", thrash, held);
+                doubt_l1(c, "line", thrash, held);
+            }
             escalated = true;
         }
         while (escalated && n15 < MT_MISS_MIN_COUNT && thrash < top) {
