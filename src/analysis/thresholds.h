@@ -87,13 +87,14 @@
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03
-/* The pigeonhole check of a capacity edge (measure_capacity.c) runs each
- * placement for one lap, so one overflowing set shows a handful of misses
- * in place and none shifted: too few for MT_KS_ALPHA.  A shifted chain
- * with fewer misses at this level (a 1-in-20 hint) is run again, in place
- * and shifted, with every load the backend times, and judged at
- * MT_KS_ALPHA on those runs alone; the hint only decides what to rerun. */
-#define MT_SHIFT_RECHECK_ALPHA 0.05
+/* Capacity tests (measure_capacity.c) time one lap of most footprints, so
+ * a cache a few lines smaller than a footprint shows only the handful of
+ * misses of its overflowing sets: too few for MT_KS_ALPHA against timer
+ * outliers.  Where that decides a claim (a lower bound at the path limit,
+ * the pigeonhole check of an edge), a p-value under this level (a 1-in-20
+ * hint) reruns the footprint(s) with every load the backend times, judged
+ * at MT_KS_ALPHA on the rerun alone: the hint only decides what to rerun. */
+#define MT_RECHECK_HINT_ALPHA 0.05
 /* A capacity search's all-hit reference with more than this share of loads
  * above the presence test's hit threshold does not fit in the cache (one of
  * a few lines, smaller than the reference): the search halves it.  Timer

@@ -173,6 +173,28 @@ static mt_err confirm(mt_probe_ctx *c, const mt_cap_request *q, const double *re
  * random replacement, is never overturned), the misses came from where the
  * chain lay (a hashed index whose blocks do not line up with the chain),
  * not from the capacity, which may be larger: *moved. */
+static void note_recheck(mt_probe_ctx *c)
+{
+    mt_note_threshold(c, "MT_RECHECK_HINT_ALPHA", MT_RECHECK_HINT_ALPHA,
+                      "capacity: a p-value below this on one lap reruns the footprint with "
+                      "every load the backend times");
+}
+
+/* Footprint fp run with every load the backend times, tested against ref. */
+static mt_err recheck_longer(mt_probe_ctx *c, const mt_cap_request *q, uint64_t fp,
+                             const double *ref, size_t nref, double thr, mt_miss_excess *miss)
+{
+    mt_experiment e = cap_exp(c, q, fp);
+    e.loads = c->dev.max_fine_loads;
+    double *x = NULL;
+    size_t nx = 0;
+    mt_err err = mt_run_fine(c, &e, &x, &nx);
+    if (err == MT_OK)
+        mt_miss_excess_test(ref, nref, x, nx, thr, MT_KS_ALPHA, miss);
+    free(x);
+    return err;
+}
+
 typedef enum {
     PLACEMENT_SAME,  /* the shifted chain misses as much, or has extra misses itself */
     PLACEMENT_HINT,  /* no extra misses shifted, fewer than in place at the recheck level only */
@@ -190,7 +212,7 @@ static placement_test placement_misses(const double *ref, size_t nref, const dou
         return PLACEMENT_SAME;
     if (over_shift.more_misses)
         return PLACEMENT_MOVED;
-    return over_shift.p_value < MT_SHIFT_RECHECK_ALPHA ? PLACEMENT_HINT : PLACEMENT_SAME;
+    return over_shift.p_value < MT_RECHECK_HINT_ALPHA ? PLACEMENT_HINT : PLACEMENT_SAME;
 }
 
 static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
@@ -225,9 +247,7 @@ static mt_err shifted_edge(mt_probe_ctx *c, const mt_cap_request *q, const doubl
         if (verdict == PLACEMENT_HINT && !rechecked && e.loads < c->dev.max_fine_loads) {
             /* Once per edge: longer runs of both placements decide alone. */
             rechecked = true;
-            mt_note_threshold(c, "MT_SHIFT_RECHECK_ALPHA", MT_SHIFT_RECHECK_ALPHA,
-                              "capacity edge: fewer misses shifted at this level reruns both "
-                              "placements with more loads");
+            note_recheck(c);
             mt_experiment longer = e;
             longer.loads = c->dev.max_fine_loads;
             longer.chain[0].offset = 0;
@@ -338,6 +358,16 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
             first = i;
             break;
         }
+    if (first == np && miss[np - 1].p_value < MT_RECHECK_HINT_ALPHA &&
+        loads_for(c, pts[np - 1], q->stride) < c->dev.max_fine_loads) {
+        /* A lower bound rests on the largest footprint alone: a hint of
+         * misses there reruns it with every load the backend times. */
+        note_recheck(c);
+        if ((err = recheck_longer(c, q, pts[np - 1], ref, nref, thr, &miss[np - 1])) != MT_OK)
+            goto done;
+        if (miss[np - 1].more_misses)
+            first = np - 1;
+    }
     if (first == np) {
         out->kind = MT_FIND_LOWER_BOUND;
         out->lo = pts[np - 1];
