@@ -348,9 +348,11 @@ static mt_err probe_constant(mt_probe_ctx *c)
         return err;
     if (l15_fill_lo < s15->sector)
         widen_hidden_line(c, l15_fill_lo, s15->sector, limit);
-    if (2 * s15->size <= limit) {
+    if (2 * s15->size <= limit && l1_fill_seen) {
         /* Stride of one L1.5 line (or fill unit): each load a new L1.5 line,
-         * and still far more lines than the constant L1 holds. */
+         * and still far more lines than the constant L1 holds.  Only with
+         * the L1's fill unit seen: at a stride below it (64 B standing in
+         * for an unseen one) most loads hit the L1 and the mean is no miss. */
         uint32_t st = s15->line ? s15->line : s15->sector;
         if (st < l1_unit)
             st = l1_unit;
