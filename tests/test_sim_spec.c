@@ -718,6 +718,26 @@ static void test_noise_limits(void **state)
 
 /* Latencies grow outwards along every path; a level no slower than the one
  * before it would turn the misses the probes look for into hits. */
+/* replacement = plru: accepted for power-of-two ways (full included when
+ * the line count is one), refused with the line otherwise. */
+static void test_plru_ways(void **state)
+{
+    (void)state;
+    char *t = variant(29, "replacement = plru", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(s.cache[0].repl, MT_SIM_REPL_PLRU);
+    free(t);
+    static const int at[] = {24, 27, 28};
+    static const char *const bad[] = {"size = 12 KiB", "ways = 3", "latency = 30\nreplacement = plru"};
+    expect_lines(at, bad, 3, 29, "plru needs a power-of-two number of ways (ways = 3)");
+    static const char *const full_bad[] = {"size = 12 KiB", "ways = full",
+                                           "latency = 30\nreplacement = plru"};
+    expect_lines(at, full_bad, 3, 29, "(ways = 96)");
+}
+
 static void test_latency_order(void **state)
 {
     (void)state;
@@ -764,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_unmeasurable_rejected),
         cmocka_unit_test(test_noise_limits),
         cmocka_unit_test(test_latency_order),
+        cmocka_unit_test(test_plru_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -207,7 +207,7 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
                         (unsigned long long)lines, cs->ways);
     }
     static const char *const index_words[] = {"modulo", "xor", NULL};
-    static const char *const repl_words[] = {"lru", "fifo", "random", "fermi", NULL};
+    static const char *const repl_words[] = {"lru", "fifo", "random", "fermi", "plru", NULL};
     int v = 0;
     if ((err = mt_sp_word(c, s, "index", index_words, &v)))
         return err;
@@ -216,6 +216,13 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
     if ((err = mt_sp_word(c, s, "replacement", repl_words, &v)))
         return err;
     cs->repl = (mt_sim_repl)v;
+    /* The tree of a pseudo-LRU set halves the ways at every level; other
+     * way counts have no single textbook tree, so they are refused rather
+     * than given a made-up one. */
+    if (cs->repl == MT_SIM_REPL_PLRU && !mt_sp_is_pow2(cs->ways))
+        return mt_sp_err(c, mt_sp_find(s, "replacement")->line,
+                         "replacement = plru needs a power-of-two number of ways (ways = %u)",
+                         cs->ways);
     k = mt_sp_find(s, "fermi_way");
     if (k && cs->repl != MT_SIM_REPL_FERMI)
         return mt_sp_err(c, k->line, "fermi_way needs replacement = fermi");

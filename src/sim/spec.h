@@ -51,7 +51,13 @@ typedef enum {
 } mt_sim_lpath;
 
 typedef enum { MT_SIM_INDEX_MODULO = 0, MT_SIM_INDEX_XOR } mt_sim_index;
-typedef enum { MT_SIM_REPL_LRU = 0, MT_SIM_REPL_FIFO, MT_SIM_REPL_RANDOM, MT_SIM_REPL_FERMI } mt_sim_repl;
+typedef enum {
+    MT_SIM_REPL_LRU = 0,
+    MT_SIM_REPL_FIFO,
+    MT_SIM_REPL_RANDOM,
+    MT_SIM_REPL_FERMI,
+    MT_SIM_REPL_PLRU /* tree pseudo-LRU: power-of-two ways only */
+} mt_sim_repl;
 typedef enum { MT_SIM_SLICE_WARP_MOD = 0, MT_SIM_SLICE_THREAD_MOD, MT_SIM_SLICE_GROUP } mt_sim_slice_map;
 
 typedef struct {
