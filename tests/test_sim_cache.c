@@ -298,6 +298,50 @@ static void test_xor_index(void **state)
     mt_cache_free(&x);
 }
 
+/* index = hash: set bit i is the parity of the line address under mask i.
+ * 8 sets of one way; masks 0x9, 0x12, 0x24 make set bit i = line bit i XOR
+ * line bit i+3. */
+static void test_hash_index(void **state)
+{
+    (void)state;
+    mt_sim_cache_spec cs = geometry(8 * 64, 64, 64, 1, MT_SIM_REPL_LRU);
+    cs.index = MT_SIM_INDEX_HASH;
+    cs.index_mask[0] = 0x9;
+    cs.index_mask[1] = 0x12;
+    cs.index_mask[2] = 0x24;
+    cs.n_index_masks = 3;
+    mt_cache c;
+    init(&c, &cs);
+    assert_int_equal(c.sets, 8);
+    static const struct {
+        uint64_t line;
+        uint32_t set;
+    } want[] = {
+        {0, 0},    {1, 1},    {5, 5},    {8, 1}, /* bit 3 flips set bit 0 */
+        {9, 0},    {0x10, 2}, {0x20, 4}, {0x3F, 0},
+        {0x38, 7}, {0x40, 0}, /* bit 6 is in no mask */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(mt_cache_set_of(&c, want[i].line * 64 + 17), want[i].set);
+    /* Contiguous data fills every set: each aligned block of 8 lines. */
+    for (uint64_t b = 0; b < 16; b++)
+        check_block_covers_all_sets(&c, b * 8);
+    /* Lines 0 and 9 conflict in set 0 (one way): the second evicts the first. */
+    mt_rng r = {1};
+    assert_int_equal(mt_cache_access(&c, 0, &r, NULL), 0);
+    assert_int_equal(mt_cache_access(&c, 9 * 64, &r, NULL), 0);
+    assert_int_equal(mt_cache_access(&c, 0, &r, NULL), 0);
+    /* Lines 0 and 8 do not (sets 0 and 1). */
+    assert_int_equal(mt_cache_access(&c, 8 * 64, &r, NULL), 0);
+    assert_int_equal(mt_cache_access(&c, 0, &r, NULL), 1);
+    mt_cache_free(&c);
+
+    /* A mask count that does not match the sets is refused, not guessed. */
+    cs.n_index_masks = 2;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mt_cache_init(&c, &cs, &ei), MT_ERR_INVALID_ARG);
+}
+
 static void test_modulo_non_pow2(void **state)
 {
     (void)state;
@@ -404,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_sector_miss_keeps_line),
         cmocka_unit_test(test_fully_associative),
         cmocka_unit_test(test_xor_index),
+        cmocka_unit_test(test_hash_index),
         cmocka_unit_test(test_modulo_non_pow2),
         cmocka_unit_test(test_fermi_victim_frequencies),
         cmocka_unit_test(test_random_policy),

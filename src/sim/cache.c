@@ -29,6 +29,12 @@ mt_err mt_cache_init(mt_cache *c, const mt_sim_cache_spec *cs, mt_errinfo *ei)
     if (!c->sets_pow2)
         c->index_bits++;
     c->sets_magic = UINT64_MAX / c->sets + 1;
+    /* The parser checked the mask count against this instance's sets
+     * (spec_geometry.c); a mismatch here would be a caller's bug. */
+    if (c->index == MT_SIM_INDEX_HASH && (!c->sets_pow2 || cs->n_index_masks != c->index_bits))
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "cache %s: %u index masks for %u sets", cs->name,
+                       cs->n_index_masks, c->sets);
+    memcpy(c->index_mask, cs->index_mask, sizeof c->index_mask);
     c->repl = cs->repl;
     c->fermi_way = cs->fermi_way;
     size_t n = (size_t)c->sets * c->ways;
@@ -91,6 +97,12 @@ static uint32_t set_index(const mt_cache *c, uint64_t line)
 {
     if (c->sets == 1)
         return 0;
+    if (c->index == MT_SIM_INDEX_HASH) { /* power-of-two sets (checked at init) */
+        uint32_t set = 0;
+        for (uint32_t i = 0; i < c->index_bits; i++)
+            set |= (uint32_t)__builtin_parityll(line & c->index_mask[i]) << i;
+        return set;
+    }
     if (c->sets_pow2) {
         uint32_t low = (uint32_t)(line & (c->sets - 1));
         if (c->index == MT_SIM_INDEX_MODULO)

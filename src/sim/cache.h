@@ -28,6 +28,7 @@ typedef struct {
     uint32_t fill_sectors;      /* sectors fetched together on a miss */
     mt_sim_index index;
     uint32_t index_bits;        /* ceil(log2(sets)) */
+    uint64_t index_mask[MT_SIM_MAX_INDEX_BITS]; /* index = hash: one per set-index bit */
     int sets_pow2;
     uint64_t sets_magic;        /* 2^64 / sets rounded up: division by multiplication */
     mt_sim_repl repl;
