@@ -15,50 +15,8 @@
 #include "sim/sim.h"
 #include "sim/spec.h"
 
-/* 4 SMs; L1 of 80 KiB unified minus a 0/16/32/64 KiB carveout (default 16),
- * 4 ways of 128 B lines; a 2-partition L2 where SM 3 alone sits at
- * partition 1.  No noise: a sample is latency + timer overhead exactly. */
-static const char spec_text[] =
-    "[device]\n"
-    "name = Geometry GPU\n"
-    "compute_capability = 9.0\n"
-    "sm_count = 4\n"
-    "clock_mhz = 1000\n"
-    "mem_clock_mhz = 1000\n"
-    "bus_width_bits = 256\n"
-    "global_mem = 1 GiB\n"
-    "l2_size = 1 MiB\n"
-    "smem_per_sm = 64 KiB\n"
-    "smem_per_block = 48 KiB\n"
-    "smem_per_block_optin = 64 KiB\n"
-    "const_mem = 64 KiB\n"
-    "max_threads_per_block = 1024\n"
-    "max_threads_per_sm = 2048\n"
-    "warp_size = 32\n"
-    "seed = 7\n"
-    "timer_overhead = 10\n"
-    "loop_overhead = 8\n"
-    "carveouts_kib = 0 16 32 64\n"
-    "carveout_smem = 16 KiB\n"
-    "[cache l1]\n"
-    "serves = l1d\n"
-    "unified = 80 KiB\n"
-    "line = 128\n"
-    "ways = 4\n"
-    "latency = 30\n"
-    "[cache l2]\n"
-    "serves = all\n"
-    "size = 1 MiB\n"
-    "line = 128\n"
-    "ways = 16\n"
-    "partitions = 2\n"
-    "partition_of_sm = 3*0 1\n"
-    "latency = 200\n"
-    "far_latency = 300\n"
-    "[dram]\n"
-    "latency = 400\n"
-    "[shared]\n"
-    "latency = 25\n";
+/* tests/sim-geometry.spec (its comment says what it holds). */
+#define GEOMETRY_SPEC "tests/sim-geometry.spec"
 
 #define L1_SAMPLE 40u /* latency 30 + timer 10 */
 
@@ -66,7 +24,7 @@ static mt_backend *open_spec(void)
 {
     mt_backend *b = NULL;
     mt_errinfo ei = {{0}};
-    if (mt_backend_sim_open_text(spec_text, "geometry.spec", &b, &ei))
+    if (mt_backend_sim_open(GEOMETRY_SPEC, 0, 0, &b, &ei))
         fail_msg("%s", ei.msg);
     return b;
 }
