@@ -761,6 +761,10 @@ static void test_hash_masks(void **state)
     expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 0x12345678901234567", 30,
                   "is not a mask");
     expect_insert(29, "index_masks = 0x1 0x2 0x4 0x8 0x10", 29, "needs index = hash");
+    /* global_mem = 1 GiB: the global path reaches 512 MiB, line addresses
+     * below 2^22; a mask of bit 40 alone makes its set bit constant there. */
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 0x10000000000", 30,
+                  "bits 0..21), the masks are not independent");
     expect_insert(29, "index = hash", 22, "missing required key 'index_masks'");
     static const int at[] = {24, 28};
     static const char *const odd[] = {"size = 12 KiB", "latency = 30\nindex = hash"};

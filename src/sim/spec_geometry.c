@@ -231,6 +231,31 @@ static mt_err check_unified_at(pctx *c, const mt_sim_cache_spec *cs, int line, u
     return MT_OK;
 }
 
+/* Measurable: a probe's data lies within the global path limit, so the
+ * hash must reach every set from line addresses below it; masks that are
+ * independent only through higher bits leave sets no chain can fill. */
+static mt_err check_masks_reachable(pctx *c, const section *s, const mt_sim_cache_spec *cs,
+                                    uint64_t path_limit)
+{
+    if (cs->index != MT_SIM_INDEX_HASH)
+        return MT_OK;
+    uint64_t lines = path_limit / cs->line;
+    uint32_t bits = 0;
+    while (bits < 63 && (1ull << (bits + 1)) <= lines)
+        bits++;
+    uint64_t reach = (1ull << bits) - 1;
+    uint64_t low[MT_SIM_MAX_INDEX_BITS];
+    for (uint32_t i = 0; i < cs->n_index_masks; i++)
+        low[i] = cs->index_mask[i] & reach;
+    if (gf2_rank(low, cs->n_index_masks) < cs->n_index_masks)
+        return mt_sp_err(c, mt_sp_find(s, "index_masks")->line,
+                         "index_masks: restricted to the line-address bits below the global path "
+                         "limit (%llu B, bits 0..%u), the masks are not independent: some sets "
+                         "would hold no data a probe can reach",
+                         (unsigned long long)path_limit, bits ? bits - 1 : 0);
+    return MT_OK;
+}
+
 mt_err mt_sp_check_geometry(pctx *c, mt_sim_spec *o)
 {
     const section *dev = NULL;
@@ -243,6 +268,9 @@ mt_err mt_sp_check_geometry(pctx *c, mt_sim_spec *o)
         for (int j = 0; j < c->n_sec; j++)
             if (c->sec[j].kind == SEC_CACHE && strcmp(c->sec[j].name, cs->name) == 0)
                 s = &c->sec[j];
+        mt_err merr = check_masks_reachable(c, s, cs, mt_sim_global_path_limit(o));
+        if (merr)
+            return merr;
         if (cs->partition_map_len > (uint32_t)o->sm_count)
             return mt_sp_err(c, mt_sp_find(s, "partition_of_sm")->line,
                              "partition_of_sm: %u entries for %d SMs", cs->partition_map_len,
