@@ -3,7 +3,8 @@
 
     make_seeds.py MEMTOPO OUTDIR
 
-OUTDIR/spec/       every presets/*.spec and tests/specs/*.spec
+OUTDIR/spec/       every presets/*.spec and tests/specs/*.spec, and
+                   tests/sim-geometry.spec
 OUTDIR/recording/  small recordings in fuzz_recording.c's input layout
                    (manifest.json, experiments.csv, samples.csv,
                    sequences.csv, each part ended by a line "@@@@"):
@@ -94,6 +95,9 @@ def main():
             if name.endswith(".spec"):
                 prefix = sub.replace("/", "_")
                 shutil.copy(os.path.join(root, sub, name), os.path.join(spec_dir, prefix + "_" + name))
+    # The cache-geometry keys (unified, carveouts_kib, partition_of_sm)
+    # appear in no preset; this spec gives the fuzzer all of them.
+    shutil.copy(os.path.join(root, "tests/sim-geometry.spec"), os.path.join(spec_dir, "tests_sim-geometry.spec"))
     with tempfile.TemporaryDirectory() as tmp:
         small = record(memtopo, ["--sim", "h100", "--only", "shared"], tmp)
         open(os.path.join(rec_dir, "v2-shared"), "wb").write(pack(small))

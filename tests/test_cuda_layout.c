@@ -813,6 +813,60 @@ static void test_schedule_requeue_and_give_up(void **state)
     mtc_const_image_free(&f.ci);
 }
 
+/* The carveouts an experiment can get on an H100: the cc 9.0 list from 16
+ * KiB up (kernels A and SEQ_A hold 16 KiB of shared memory, so the driver
+ * never picks 0 or 8), and what a preference gives on that list. */
+static void test_carveout_options_h100(void **state)
+{
+    (void)state;
+    mtc_device_facts f = h100_facts();
+    mtc_launch_config c;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mtc_plan_config(&f, &c, &ei), MT_OK);
+    mt_device_info d;
+    memset(&d, 0, sizeof d);
+    d.smem_per_sm = (uint32_t)f.smem_per_sm;
+    d.n_carveouts = mtc_carveout_options(&f, &c, d.carveout_smem_options);
+    static const uint32_t kib[] = {16, 32, 64, 100, 132, 164, 196, 228};
+    assert_int_equal(d.n_carveouts, 8);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(d.carveout_smem_options[i], kib[i] * 1024);
+    /* The default preference (7%) lands where plan_config says it does. */
+    assert_int_equal(mt_carveout_smem(&d, c.carveout_percent[MTK_KERNEL_A]), c.carveout_smem_bytes);
+    assert_int_equal(mt_carveout_smem(&d, 0), 16 * 1024);
+    assert_int_equal(mt_carveout_smem(&d, 100), 228 * 1024);
+    /* 64 KiB = 28.07% of 228 KiB: 28% gives 63.8 KiB, rounded up to 64. */
+    assert_int_equal(mt_carveout_percent(&d, 64 * 1024), 15);
+    assert_int_equal(mt_carveout_smem(&d, 28), 64 * 1024);
+    assert_int_equal(mt_carveout_smem(&d, 29), 100 * 1024);
+    assert_int_equal(mt_carveout_percent(&d, 8 * 1024), -1);
+    /* No list for an unknown architecture. */
+    f.cc_major = 12;
+    assert_int_equal(mtc_carveout_options(&f, &c, d.carveout_smem_options), 0);
+}
+
+/* Experiments asking for different carveouts never share a launch. */
+static void test_schedule_carveouts_apart(void **state)
+{
+    (void)state;
+    static sched_fixture f;
+    sched_init(&f);
+    const mtc_sched_limits lim = {8, 1 * GIB};
+    mt_experiment base = mt_exp_chase(MT_PATH_GLOBAL_CA, 8 * KIB, 32, 1, 16, MT_MODE_FINE);
+    mt_experiment e[5] = {base, mt_exp_with_carveout(base, 50), base, mt_exp_with_carveout(base, 50),
+                          mt_exp_with_carveout(base, 0)};
+    size_t launch[16][64], len[16];
+    int kernel[16];
+    assert_int_equal(form_all(&f, &lim, e, 5, launch, len, kernel), 3);
+    assert_int_equal(len[0], 2); /* the two without a request */
+    assert_int_equal(launch[0][1], 2);
+    assert_int_equal(len[1], 2); /* the two at 50% */
+    assert_int_equal(launch[1][0], 1);
+    assert_int_equal(launch[1][1], 3);
+    assert_true(f.g.set_carveout && f.g.carveout_percent == 0); /* the last launch: 0% */
+    mtc_const_image_free(&f.ci);
+}
+
 static void test_validate(void **state)
 {
     (void)state;
@@ -822,6 +876,16 @@ static void test_validate(void **state)
     assert_non_null(idx);
     mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CA, 8 * KIB, 32, 1, 16, MT_MODE_FINE);
     assert_int_equal(mtc_validate(&e, 0, &d, &ei), MT_OK);
+    /* A carveout request: fine for global loads, refused for the shared
+     * path (its kernels need all of shared memory). */
+    d.n_carveouts = 1;
+    d.carveout_smem_options[0] = 233472;
+    mt_experiment c = mt_exp_with_carveout(e, 50);
+    assert_int_equal(mtc_validate(&c, 0, &d, &ei), MT_OK);
+    c = mt_exp_with_carveout(mt_exp_chase(MT_PATH_SHARED, 4 * KIB, 32, 1, 16, MT_MODE_FINE), 50);
+    assert_int_equal(mtc_validate(&c, 3, &d, &ei), MT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ei.msg, "their carveout cannot be chosen"));
+    d.n_carveouts = 0;
     e.kind = MT_KIND_STREAM;
     assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_UNSUPPORTED);
     assert_non_null(strstr(ei.msg, "not implemented by the cuda backend yet"));
@@ -888,6 +952,8 @@ int main(void)
         cmocka_unit_test(test_schedule_sm_plans_arena_and_constants),
         cmocka_unit_test(test_schedule_requeue_and_give_up),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_carveout_options_h100),
+        cmocka_unit_test(test_schedule_carveouts_apart),
         cmocka_unit_test(test_watchdog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -350,6 +350,24 @@ static void test_bad_experiments(void **state)
     replace(dir, "experiments.csv", ",chase,$", ",chase,n=5");
     expect_fail(dir, "experiments.csv:2:", "for a chase, which has none");
 
+    /* carveout=P (backend 2.1): 0..100, once, on any kind; and only on a
+     * device that lists carveouts (this recording's does not). */
+    copy_good(dir, sizeof dir);
+    replace(dir, "experiments.csv", "n=5 untimed=2", "n=5 untimed=2 carveout=101");
+    expect_fail(dir, "experiments.csv:6:", "carveout=P (P 0..100) optional");
+
+    copy_good(dir, sizeof dir);
+    replace(dir, "experiments.csv", "n=5 untimed=2", "carveout=5 n=5 untimed=2 carveout=5");
+    expect_fail(dir, "experiments.csv:6:", "params");
+
+    copy_good(dir, sizeof dir);
+    replace(dir, "experiments.csv", ",chase,$", ",chase,carveout=x");
+    expect_fail(dir, "experiments.csv:2:", "params \"carveout=x\"");
+
+    copy_good(dir, sizeof dir);
+    replace(dir, "experiments.csv", ",chase,$", ",chase,carveout=50");
+    expect_fail(dir, "experiments.csv", "lists no carveouts");
+
     copy_good(dir, sizeof dir);
     edit_line(dir, "experiments.csv", 1, "id,batch");
     expect_fail(dir, "experiments.csv:1:", "bad header");

@@ -80,6 +80,63 @@ static void test_lru_sequential_thrash(void **state)
     mt_cache_free(&c);
 }
 
+/* Tree pseudo-LRU on one 4-way set, bits derived by hand: filling A B C D
+ * (ways 0-3) leaves the tree pointing at way 0, like LRU; a hit on A then
+ * points the root at the right half, whose node still points at way 2 (C),
+ * while LRU's victim would be B. */
+static void test_plru_differs_from_lru(void **state)
+{
+    (void)state;
+    mt_sim_cache_spec plru = geometry(256, 64, 64, 4, MT_SIM_REPL_PLRU);
+    mt_sim_cache_spec lru = geometry(256, 64, 64, 4, MT_SIM_REPL_LRU);
+    mt_cache p, l;
+    init(&p, &plru);
+    init(&l, &lru);
+    mt_rng r = {1};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(mt_cache_access(&p, L(k), &r, NULL), 0);
+        assert_int_equal(mt_cache_access(&l, L(k), &r, NULL), 0);
+    }
+    assert_int_equal(mt_cache_access(&p, L(0), &r, NULL), 1);
+    assert_int_equal(mt_cache_access(&l, L(0), &r, NULL), 1);
+    int way = -1;
+    assert_int_equal(mt_cache_access(&p, L(4), &r, &way), 0); /* E evicts C */
+    assert_int_equal(way, 2);
+    assert_int_equal(mt_cache_access(&l, L(4), &r, &way), 0); /* E evicts B */
+    assert_int_equal(way, 1);
+    assert_int_equal(mt_cache_access(&p, L(1), &r, NULL), 1); /* B kept by PLRU ... */
+    assert_int_equal(mt_cache_access(&l, L(1), &r, NULL), 0); /* ... not by LRU */
+    assert_int_equal(mt_cache_access(&p, L(2), &r, NULL), 0); /* C was PLRU's victim */
+    mt_cache_free(&p);
+    mt_cache_free(&l);
+}
+
+/* A cyclic sweep over ways + 1 lines, which LRU misses every time: under
+ * tree PLRU the second lap hits B once (hand-traced: A's refill lands in
+ * C's way, leaving B alone), and the third lap misses throughout. */
+static void test_plru_cyclic_sweep(void **state)
+{
+    (void)state;
+    mt_sim_cache_spec cs = geometry(256, 64, 64, 4, MT_SIM_REPL_PLRU);
+    mt_cache c;
+    init(&c, &cs);
+    mt_rng r = {1};
+    static const int expect[3][5] = {{0, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 0, 0, 0, 0}};
+    for (int lap = 0; lap < 3; lap++)
+        for (int k = 0; k < 5; k++)
+            assert_int_equal(mt_cache_access(&c, L(k), &r, NULL), expect[lap][k]);
+    /* Reset clears the tree with the lines: the fill order starts over. */
+    mt_cache_reset(&c);
+    int way = -1;
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(mt_cache_access(&c, L(k + 10), &r, &way), 0);
+        assert_int_equal(way, k);
+    }
+    assert_int_equal(mt_cache_access(&c, L(20), &r, &way), 0); /* tree points at way 0 */
+    assert_int_equal(way, 0);
+    mt_cache_free(&c);
+}
+
 static void test_fifo(void **state)
 {
     (void)state;
@@ -241,6 +298,50 @@ static void test_xor_index(void **state)
     mt_cache_free(&x);
 }
 
+/* index = hash: set bit i is the parity of the line address under mask i.
+ * 8 sets of one way; masks 0x9, 0x12, 0x24 make set bit i = line bit i XOR
+ * line bit i+3. */
+static void test_hash_index(void **state)
+{
+    (void)state;
+    mt_sim_cache_spec cs = geometry(8 * 64, 64, 64, 1, MT_SIM_REPL_LRU);
+    cs.index = MT_SIM_INDEX_HASH;
+    cs.index_mask[0] = 0x9;
+    cs.index_mask[1] = 0x12;
+    cs.index_mask[2] = 0x24;
+    cs.n_index_masks = 3;
+    mt_cache c;
+    init(&c, &cs);
+    assert_int_equal(c.sets, 8);
+    static const struct {
+        uint64_t line;
+        uint32_t set;
+    } want[] = {
+        {0, 0},    {1, 1},    {5, 5},    {8, 1}, /* bit 3 flips set bit 0 */
+        {9, 0},    {0x10, 2}, {0x20, 4}, {0x3F, 0},
+        {0x38, 7}, {0x40, 0}, /* bit 6 is in no mask */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(mt_cache_set_of(&c, want[i].line * 64 + 17), want[i].set);
+    /* Contiguous data fills every set: each aligned block of 8 lines. */
+    for (uint64_t b = 0; b < 16; b++)
+        check_block_covers_all_sets(&c, b * 8);
+    /* Lines 0 and 9 conflict in set 0 (one way): the second evicts the first. */
+    mt_rng r = {1};
+    assert_int_equal(mt_cache_access(&c, 0, &r, NULL), 0);
+    assert_int_equal(mt_cache_access(&c, 9 * 64, &r, NULL), 0);
+    assert_int_equal(mt_cache_access(&c, 0, &r, NULL), 0);
+    /* Lines 0 and 8 do not (sets 0 and 1). */
+    assert_int_equal(mt_cache_access(&c, 8 * 64, &r, NULL), 0);
+    assert_int_equal(mt_cache_access(&c, 0, &r, NULL), 1);
+    mt_cache_free(&c);
+
+    /* A mask count that does not match the sets is refused, not guessed. */
+    cs.n_index_masks = 2;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mt_cache_init(&c, &cs, &ei), MT_ERR_INVALID_ARG);
+}
+
 static void test_modulo_non_pow2(void **state)
 {
     (void)state;
@@ -340,11 +441,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_eviction_order),
         cmocka_unit_test(test_lru_sequential_thrash),
+        cmocka_unit_test(test_plru_differs_from_lru),
+        cmocka_unit_test(test_plru_cyclic_sweep),
         cmocka_unit_test(test_fifo),
         cmocka_unit_test(test_sector_fill),
         cmocka_unit_test(test_sector_miss_keeps_line),
         cmocka_unit_test(test_fully_associative),
         cmocka_unit_test(test_xor_index),
+        cmocka_unit_test(test_hash_index),
         cmocka_unit_test(test_modulo_non_pow2),
         cmocka_unit_test(test_fermi_victim_frequencies),
         cmocka_unit_test(test_random_policy),

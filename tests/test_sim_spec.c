@@ -718,6 +718,155 @@ static void test_noise_limits(void **state)
 
 /* Latencies grow outwards along every path; a level no slower than the one
  * before it would turn the misses the probes look for into hits. */
+/* replacement = plru: accepted for power-of-two ways (full included when
+ * the line count is one), refused with the line otherwise. */
+static void test_plru_ways(void **state)
+{
+    (void)state;
+    char *t = variant(29, "replacement = plru", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    assert_int_equal(s.cache[0].repl, MT_SIM_REPL_PLRU);
+    free(t);
+    static const int at[] = {24, 27, 28};
+    static const char *const bad[] = {"size = 12 KiB", "ways = 3", "latency = 30\nreplacement = plru"};
+    expect_lines(at, bad, 3, 29, "plru needs a power-of-two number of ways (ways = 3)");
+    static const char *const full_bad[] = {"size = 12 KiB", "ways = full",
+                                           "latency = 30\nreplacement = plru"};
+    expect_lines(at, full_bad, 3, 29, "(ways = 96)");
+}
+
+/* index = hash with index_masks: the L1 of the base spec has 32 sets, so 5
+ * masks. */
+static void test_hash_masks(void **state)
+{
+    (void)state;
+    char *t = variant(29, "index = hash\nindex_masks = 0x1 0x2, 0x4 0x8 0X30", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    assert_int_equal(s.cache[0].index, MT_SIM_INDEX_HASH);
+    assert_int_equal(s.cache[0].n_index_masks, 5);
+    assert_true(s.cache[0].index_mask[4] == 0x30);
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8", 30, "need exactly 5 masks");
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 0x0", 30, "mask 4 is zero");
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x3 0x8 0x10", 30,
+                  "not linearly independent");
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 0x1g", 30, "'0x1g' is not a mask");
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 16", 30, "'16' is not a mask");
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 0x12345678901234567", 30,
+                  "is not a mask");
+    expect_insert(29, "index_masks = 0x1 0x2 0x4 0x8 0x10", 29, "needs index = hash");
+    /* global_mem = 1 GiB: the global path reaches 512 MiB, line addresses
+     * below 2^22; a mask of bit 40 alone makes its set bit constant there. */
+    expect_insert(29, "index = hash\nindex_masks = 0x1 0x2 0x4 0x8 0x10000000000", 30,
+                  "bits 0..21), the masks are not independent");
+    expect_insert(29, "index = hash", 22, "missing required key 'index_masks'");
+    static const int at[] = {24, 28};
+    static const char *const odd[] = {"size = 12 KiB", "latency = 30\nindex = hash"};
+    expect_lines(at, odd, 2, 29, "power-of-two number of sets, at least 2 (24)");
+    /* A partitioned L2 hashes within a partition: 128 sets / 2 = 64, 6 masks. */
+    t = variant(36, "partitions = 2\nfar_latency = 300\nindex = hash\n"
+                    "index_masks = 0x41 0x2 0x4 0x8 0x10 0x20", 1);
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    assert_int_equal(s.cache[1].n_index_masks, 6);
+    expect_insert(36, "partitions = 2\nfar_latency = 300\nindex = hash\n"
+                      "index_masks = 0x1 0x2 0x4 0x8 0x10 0x20 0x40", 39, "64 sets per partition need exactly 6");
+}
+
+/* partition_of_sm: the L2's per-SM partition map (N*P repeats P). */
+static void test_partition_map(void **state)
+{
+    (void)state;
+    char *t = variant(36, "partitions = 2\nfar_latency = 300\npartition_of_sm = 3*1 0", 1);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    const mt_sim_cache_spec *l2 = &s.cache[1];
+    assert_int_equal(l2->partition_map_len, 4);
+    static const uint32_t want[] = {1, 1, 1, 0, 1 /* SM 4 wraps to entry 0 */};
+    for (int sm = 0; sm < 5; sm++)
+        assert_int_equal(mt_sim_partition_of_sm(l2, sm), want[sm]);
+    assert_int_equal(mt_sim_partition_of_sm(l2, -1), 1); /* "any" SM runs on SM 0 */
+    /* the default stays sm mod partitions */
+    t = variant(36, "partitions = 2\nfar_latency = 300", 1);
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    assert_int_equal(mt_sim_partition_of_sm(&s.cache[1], 3), 1);
+    assert_int_equal(mt_sim_partition_of_sm(&s.cache[1], 4), 0);
+    expect_insert(36, "partitions = 2\nfar_latency = 300\npartition_of_sm = 0 2", 38,
+                  "'2' is not a partition number 0..1");
+    expect_insert(36, "partitions = 2\nfar_latency = 300\npartition_of_sm = 0 1 0 1 0", 38,
+                  "5 entries for 4 SMs");
+    expect_insert(36, "partitions = 2\nfar_latency = 300\npartition_of_sm = 0*2", 38,
+                  "needs a count >= 1");
+    expect_insert(36, "partition_of_sm = 0", 36, "needs the L2 (serves = all) with partitions > 1");
+    expect_insert(29, "partition_of_sm = 0", 29, "needs the L2");
+}
+
+/* unified: an L1 sharing its array with shared memory; [device]
+ * carveouts_kib lists the carveouts (base smem_per_sm = 64 KiB). */
+static void test_unified_and_carveouts(void **state)
+{
+    (void)state;
+    static const int at[] = {21, 24};
+    static const char *const ok[] = {"carveouts_kib = 0 16 32 64\ncarveout_smem = 16 KiB",
+                                     "unified = 80 KiB"};
+    char *t = variant_lines(at, ok, 2);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    assert_int_equal(s.n_carveouts, 4);
+    assert_int_equal(s.carveouts[0], 0);
+    assert_int_equal(s.carveouts[3], 65536);
+    assert_int_equal(s.carveout_percent, 25);
+    assert_true(s.cache[0].unified == 80 << 10);
+    assert_true(s.cache[0].size == 64 << 10); /* at the default 16 KiB carveout */
+    assert_int_equal(mt_sim_carveout_smem(&s, -1), 16384);
+    assert_int_equal(mt_sim_carveout_smem(&s, 0), 0);
+    assert_int_equal(mt_sim_carveout_smem(&s, 25), 16384);
+    assert_int_equal(mt_sim_carveout_smem(&s, 26), 32768); /* rounded up to a carveout */
+    assert_int_equal(mt_sim_carveout_smem(&s, 100), 65536);
+    assert_true(mt_sim_cache_size(&s.cache[0], 65536) == 16 << 10);
+    assert_true(mt_sim_cache_size(&s.cache[1], 65536) == 256 << 10); /* not unified */
+
+    static const int at3[] = {21, 23, 24};
+    static const char *const both[] = {ok[0], "serves = l1d tex ro\nunified = 80 KiB",
+                                       "size = 16 KiB"};
+    expect_lines(at3, both, 3, 26, "size: not allowed with unified");
+    expect_replace(24, "unified = 80 KiB", 24, "give [device] carveout_percent or carveout_smem");
+    static const char *const no_l1[] = {ok[0], "unified = 64 KiB"};
+    expect_lines(at, no_l1, 2, 25, "a 64 KiB carveout leaves no L1");
+    static const int at4[] = {21, 24, 27};
+    static const char *const partial[] = {"carveouts_kib = 0 1 16 32 64\ncarveout_smem = 16 KiB",
+                                          "unified = 80 KiB", "ways = 16"};
+    expect_lines(at4, partial, 3, 25, "a 1 KiB carveout leaves 80896 B, not a whole number of sets");
+    static const char *const full[] = {ok[0], "unified = 80 KiB", "ways = full"};
+    expect_lines(at4, full, 3, 28, "ways = full: a cache sharing its array");
+    static const char *const hash[] = {ok[0], "unified = 80 KiB",
+                                       "ways = 4\nindex = hash\nindex_masks = 0x1"};
+    expect_lines(at4, hash, 3, 29, "changes its set count with the carveout");
+    expect_replace(32, "unified = 256 KiB", 32, "the L2 does not share its array");
+    expect_replace(21, "carveouts_kib = 0 16 32 64\ncarveout_smem = 8 KiB", 22,
+                   "the default carveout (8192 B) is not one of carveouts_kib");
+    expect_replace(21, "carveouts_kib = 0 32 16 64", 21, "not in ascending order (16 after 32)");
+    expect_replace(21, "carveouts_kib = 0 16 32", 21, "the largest (32 KiB) must equal smem_per_sm");
+    expect_replace(21, "carveouts_kib = 0 16 x 64", 21, "'x' is not a plain decimal KiB count");
+    expect_replace(21, "carveouts_kib = 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 64", 21,
+                   "more than 16 carveouts");
+}
+
 static void test_latency_order(void **state)
 {
     (void)state;
@@ -764,6 +913,10 @@ int main(void)
         cmocka_unit_test(test_unmeasurable_rejected),
         cmocka_unit_test(test_noise_limits),
         cmocka_unit_test(test_latency_order),
+        cmocka_unit_test(test_plru_ways),
+        cmocka_unit_test(test_hash_masks),
+        cmocka_unit_test(test_partition_map),
+        cmocka_unit_test(test_unified_and_carveouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* The backend interface, version 2: the only thing probes know about a GPU.
+/* The backend interface, version 2.1: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -89,6 +89,10 @@ typedef enum {
 #define MT_CAP_BANKS    (1u << MT_KIND_BANKS)
 #define MT_CAP_CLUSTER  (1u << MT_KIND_CLUSTER)
 #define MT_CAP_CLOCK    (1u << MT_KIND_CLOCK)
+/* Not a kind (bits from 16 up are features): the backend runs experiments
+ * under a requested shared-memory carveout (mt_experiment.set_carveout).
+ * Which carveouts exist is mt_device_info's carveout_smem_options. */
+#define MT_CAP_CARVEOUT (1u << 16)
 
 /* Where an experiment's data lives, which is all a backend needs to know to
  * schedule it. */
@@ -176,6 +180,16 @@ typedef struct {
     mt_mode mode;
     int sm;                /* SM to run on, -1 = any */
     mt_scope scope;        /* where the data lives: decides how the backend packs it */
+    /* Since 2.1 (MT_CAP_CARVEOUT): with set_carveout the experiment runs
+     * with the shared-memory carveout preference carveout_percent (0..100,
+     * as cudaFuncAttributePreferredSharedMemoryCarveout takes it: a share of
+     * smem_per_sm, which the device rounds up to one of its carveouts:
+     * mt_carveout_smem).  A cache sharing its array with shared memory (the
+     * L1 of Volta and later) is then what that carveout leaves.  Without
+     * set_carveout (zero, as in every experiment built before 2.1) the
+     * backend's default carveout, mt_device_info.carveout_percent. */
+    int set_carveout;
+    int carveout_percent;
     union {                /* the kind's own parameters (none for a chase) */
         mt_sequence seq;
         mt_stream stream;
@@ -204,6 +218,21 @@ void mt_result_free(mt_result *r);
 mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
                            uint32_t loads, mt_mode mode);
 
+/* e with set_carveout and carveout_percent = percent (0..100). */
+mt_experiment mt_exp_with_carveout(mt_experiment e, int percent);
+
+/* Shared memory per SM that a carveout preference of `percent` gives on a
+ * device whose carveouts are options[0..n-1] (bytes, ascending, the last
+ * equal to smem_per_sm): the smallest option holding floor(percent x
+ * smem_per_sm / 100) bytes, as the CUDA driver rounds a preference up to a
+ * supported configuration.  0 when n == 0 (unknown). */
+uint32_t mt_carveout_smem_of(const uint32_t *options, int n, uint32_t smem_per_sm, int percent);
+/* The same for a device's carveout_smem_options. */
+uint32_t mt_carveout_smem(const mt_device_info *d, int percent);
+/* The smallest percentage that gives `smem` bytes (one of the device's
+ * options), or -1 when none does: what a probe asks for to get a carveout. */
+int mt_carveout_percent(const mt_device_info *d, uint32_t smem);
+
 /* A clock experiment (MT_KIND_CLOCK) of `ns` nanoseconds on SM `sm` (-1 any). */
 mt_experiment mt_exp_clock(uint32_t ns, int sm);
 
@@ -216,6 +245,10 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
 typedef struct mt_backend mt_backend;
 
 #define MT_BACKEND_API_VERSION 2
+/* Additions that leave version-2 code working: 1 = carveout requests
+ * (MT_CAP_CARVEOUT, mt_experiment.set_carveout, the device's
+ * carveout_smem_options). */
+#define MT_BACKEND_API_MINOR 1
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

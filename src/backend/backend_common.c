@@ -91,6 +91,10 @@ mt_err mt_backend_run(mt_backend *b, const mt_experiment *exps, size_t n,
             return mt_fail(ei, MT_ERR_UNSUPPORTED,
                            "experiment %zu: the %s backend does not run %s experiments", i, name,
                            mt_kind_name(k));
+        if (exps[i].set_carveout && !(b->ops->caps & MT_CAP_CARVEOUT))
+            return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                           "experiment %zu: the %s backend cannot change the shared-memory carveout",
+                           i, name);
     }
     return b->ops->run_batch(b, exps, n, out, ei);
 }
@@ -99,4 +103,32 @@ void mt_backend_destroy(mt_backend *b)
 {
     if (b)
         b->ops->destroy(b);
+}
+
+uint32_t mt_carveout_smem_of(const uint32_t *options, int n, uint32_t smem_per_sm, int percent)
+{
+    if (n <= 0)
+        return 0;
+    if (percent < 0)
+        percent = 0;
+    if (percent > 100)
+        percent = 100;
+    uint64_t want = (uint64_t)percent * smem_per_sm / 100;
+    for (int i = 0; i < n; i++)
+        if (options[i] >= want)
+            return options[i];
+    return options[n - 1];
+}
+
+uint32_t mt_carveout_smem(const mt_device_info *d, int percent)
+{
+    return mt_carveout_smem_of(d->carveout_smem_options, d->n_carveouts, d->smem_per_sm, percent);
+}
+
+int mt_carveout_percent(const mt_device_info *d, uint32_t smem)
+{
+    for (int p = 0; p <= 100 && d->n_carveouts > 0; p++)
+        if (mt_carveout_smem(d, p) == smem)
+            return p;
+    return -1;
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #define MT_NUM_PATHS 7 /* == MT_PATH_COUNT, kept here to avoid a header cycle */
+/* Most shared-memory carveouts a device lists (Hopper has 10). */
+#define MT_MAX_CARVEOUTS 16
 
 typedef struct {
     char name[128];
@@ -29,6 +31,13 @@ typedef struct {
     int regs_per_sm;
     int carveout_percent;    /* shared-memory carveout set for probe kernels, -1 unknown */
     uint32_t carveout_smem_bytes; /* shared memory per SM that carveout gives, 0 unknown */
+    /* The carveouts an experiment may request (mt_experiment.set_carveout):
+     * the shared memory per SM each one gives, ascending; 0 entries when the
+     * device cannot change it (or does not say).  A requested percentage
+     * gets the smallest of these holding that share of smem_per_sm
+     * (mt_carveout_smem). */
+    int n_carveouts;
+    uint32_t carveout_smem_options[MT_MAX_CARVEOUTS];
     char driver_version[32];
     char runtime_version[32];
     /* Backend limits, used by probes to turn a limit into a bound. */

@@ -28,6 +28,13 @@ mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint3
     return e;
 }
 
+mt_experiment mt_exp_with_carveout(mt_experiment e, int percent)
+{
+    e.set_carveout = 1;
+    e.carveout_percent = percent;
+    return e;
+}
+
 mt_experiment mt_exp_clock(uint32_t ns, int sm)
 {
     mt_experiment e = mt_exp_chase(MT_PATH_NONE, 4, 4, 0, 2, MT_MODE_FINE);
@@ -141,6 +148,12 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
     }
     if (e->n_chains < 1 || e->n_chains > MT_MAX_CHAINS)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment has %d chains", e->n_chains);
+    if (e->set_carveout && (e->carveout_percent < 0 || e->carveout_percent > 100))
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "carveout %d%% is outside 0..100%%",
+                       e->carveout_percent);
+    if (e->set_carveout && dev->n_carveouts == 0)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "a carveout was requested, but the device lists no carveouts to choose from");
     if (e->loads == 0)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment measures no loads");
     if (e->mode == MT_MODE_FINE && dev->max_fine_loads && e->loads > dev->max_fine_loads)
@@ -160,6 +173,16 @@ uint64_t mt_hash_mix(uint64_t h, uint64_t v)
 {
     mt_rng r = {.s = h ^ (v * 0xD6E8FEB86659FD93ull)};
     return mt_rng_next(&r);
+}
+
+/* Since 2.1: a requested carveout; nothing for the default, so every
+ * hash from before stays what it was. */
+static uint64_t mix_carveout(uint64_t h, const mt_experiment *e)
+{
+    if (!e->set_carveout)
+        return h;
+    h = mt_hash_mix(h, 0x63617276656f7574ull); /* "carveout" */
+    return mt_hash_mix(h, (uint64_t)(int64_t)e->carveout_percent);
 }
 
 uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
@@ -183,7 +206,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, c->offset);
     }
     if (e->kind == MT_KIND_CHASE)
-        return h;
+        return mix_carveout(h, e);
     /* Version 2: the kind and every one of its parameters. */
     h = mt_hash_mix(h, (uint64_t)e->kind);
     switch (e->kind) {
@@ -217,5 +240,5 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
     default:
         break;
     }
-    return h;
+    return mix_carveout(h, e);
 }

@@ -23,6 +23,7 @@ typedef struct {
     uint64_t requeued;      /* experiments that were not placed and ran in a later launch */
     uint64_t l2_flushes;    /* L2 flushes before cold experiments */
     uint64_t const_uploads; /* constant-bank uploads */
+    uint64_t carveout_changes; /* carveout preferences set for a launch (requested carveouts) */
     /* Launch configuration of the probe kernels, fixed at open. */
     uint32_t static_smem[MT_CUDA_KERNELS]; /* cudaFuncGetAttributes sharedSizeBytes */
     uint32_t dyn_smem[MT_CUDA_KERNELS];    /* dynamic shared memory per launch */

@@ -76,6 +76,7 @@ typedef struct {
     double watchdog_s; /* > 0: fixed host watchdog (mt_cuda_set_watchdog) */
     int broken;        /* a launch outlived the watchdog: refuse further work */
     struct mtc_nvml *nvml; /* other processes on the GPU (nvml_procs.c); NULL: unknown */
+    int carveout_now[MTK_KERNEL_COUNT]; /* preference set on each kernel now */
 } cuda_impl;
 
 /* Maps a CUDA error to an mt_err with a message naming the call and

@@ -92,6 +92,7 @@ mt_err mtc_query_device(cuda_impl *im, mt_errinfo *ei)
     for (int k = 0; k < MTK_KERNEL_COUNT; k++) {
         CK(mtk_family_of(k)->set_attrs(mtk_kernel_smem(k), cfg->carveout_percent[k],
                                        (int)cfg->dyn_smem[k]));
+        im->carveout_now[k] = cfg->carveout_percent[k];
         im->stats.static_smem[k] = (uint32_t)fi[k].static_smem;
         im->stats.dyn_smem[k] = (uint32_t)cfg->dyn_smem[k];
         im->stats.regs[k] = fi[k].regs;
@@ -103,6 +104,7 @@ mt_err mtc_query_device(cuda_impl *im, mt_errinfo *ei)
 
     d->carveout_percent = cfg->carveout_percent[MTK_KERNEL_A];
     d->carveout_smem_bytes = cfg->carveout_smem_bytes;
+    d->n_carveouts = mtc_carveout_options(&f, cfg, d->carveout_smem_options);
     for (int p = 0; p < MT_NUM_PATHS; p++)
         d->path_limit_bytes[p] = cfg->path_limit[p];
     d->max_fine_loads = cfg->max_fine_loads;

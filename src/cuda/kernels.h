@@ -20,6 +20,7 @@ typedef struct {
     int regs;
     int binary_version; /* e.g. 90 for sm_90 SASS */
     int ptx_version;
+    int carveout_percent; /* the shared-memory carveout preference set on it */
 } mtk_func_info;
 
 /* One family of probe kernels (one .cu file): the variant without

@@ -259,6 +259,7 @@ static inline cudaError_t mtk_fn_info(const void *f, mtk_func_info *out)
     out->regs = a.numRegs;
     out->binary_version = a.binaryVersion;
     out->ptx_version = a.ptxVersion;
+    out->carveout_percent = a.preferredShmemCarveout;
     return cudaSuccess;
 }
 

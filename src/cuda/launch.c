@@ -40,6 +40,36 @@ static mt_err wait_done(cuda_impl *im, double limit_s, mt_errinfo *ei)
     }
 }
 
+/* Sets the launch's carveout preference on its kernel when it differs from
+ * the one set now (the default, cfg.carveout_percent, unless an earlier
+ * launch asked for another), and reads it back: the runtime keeps the
+ * preference, and a kernel that did not take it would measure another L1.
+ * Which configuration the driver then picks at launch (the smallest
+ * carveout holding the preference and the kernel's shared memory) the
+ * runtime does not report; the device's carveout_smem_options list only
+ * configurations that hold the kernel's shared memory, so
+ * mt_carveout_smem predicts it. */
+static mt_err apply_carveout(cuda_impl *im, const mtc_group *g, mt_errinfo *ei)
+{
+    mt_err rc = MT_OK;
+    int k = g->kernel;
+    int want = g->set_carveout ? g->carveout_percent : im->cfg.carveout_percent[k];
+    if (im->carveout_now[k] == want)
+        return MT_OK;
+    const mtk_family *fam = mtk_family_of(k);
+    mtk_func_info fi;
+    CK(fam->set_attrs(mtk_kernel_smem(k), want, (int)im->cfg.dyn_smem[k]));
+    CK(fam->info(mtk_kernel_smem(k), &fi));
+    if (fi.carveout_percent != want)
+        return mt_fail(ei, MT_ERR_DEVICE,
+                       "the driver kept a carveout preference of %d%% where %d%% was set",
+                       fi.carveout_percent, want);
+    im->carveout_now[k] = want;
+    im->stats.carveout_changes++;
+out:
+    return rc;
+}
+
 /* A 32-bit texture object over `bytes` of the arena from offset `base`. */
 static mt_err make_texture(cuda_impl *im, uint64_t base, uint64_t bytes, cudaTextureObject_t *tex,
                            mt_errinfo *ei)
@@ -74,6 +104,8 @@ mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *
     if ((rc = mtc_ensure_staging(im, succ_words, seq_words, ei)) != MT_OK)
         return rc;
     if ((rc = mtc_ensure_arena(im, g->arena_used, ei)) != MT_OK)
+        return rc;
+    if ((rc = apply_carveout(im, g, ei)) != MT_OK)
         return rc;
 
     memset(&p, 0, sizeof p);

@@ -24,6 +24,25 @@ const uint32_t *mtc_carveout_table(int major, int minor, size_t *n)
 #undef T
 }
 
+int mtc_carveout_options(const mtc_device_facts *f, const mtc_launch_config *cfg, uint32_t *out)
+{
+    size_t ncar = 0;
+    const uint32_t *tab = mtc_carveout_table(f->cc_major, f->cc_minor, &ncar);
+    uint64_t need = 0;
+    static const int small_kernels[] = {MTK_KERNEL_A, MTK_KERNEL_SEQ_A};
+    for (size_t i = 0; i < 2; i++) {
+        int k = small_kernels[i];
+        uint64_t n = f->static_smem[k] + cfg->dyn_smem[k] + (uint64_t)f->reserved_smem;
+        if (n > need)
+            need = n;
+    }
+    int n = 0;
+    for (size_t i = 0; tab && i < ncar && n < MT_MAX_CARVEOUTS; i++)
+        if ((uint64_t)tab[i] * 1024u >= need)
+            out[n++] = tab[i] * 1024u;
+    return n;
+}
+
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;

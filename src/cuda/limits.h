@@ -59,6 +59,13 @@ typedef struct {
  * per compute capability, ascending; NULL (and *n = 0) when unknown. */
 const uint32_t *mtc_carveout_table(int major, int minor, size_t *n);
 
+/* The carveouts an experiment on kernels A / SEQ_A can get (bytes,
+ * ascending, at most MT_MAX_CARVEOUTS): the listed ones that hold the
+ * kernels' own shared memory (static + dynamic + the per-block reserve),
+ * since the driver never picks a smaller one whatever the preference.
+ * Returns the count; 0 when the compute capability has no list. */
+int mtc_carveout_options(const mtc_device_facts *f, const mtc_launch_config *cfg, uint32_t *out);
+
 /* Fills *out; MT_ERR_UNSUPPORTED_DEVICE when the kernels do not fit. */
 mt_err mtc_plan_config(const mtc_device_facts *f, mtc_launch_config *out, mt_errinfo *ei);
 

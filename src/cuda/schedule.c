@@ -28,6 +28,12 @@ mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev,
     mt_err rc = mt_experiment_check(e, dev, ei);
     if (rc != MT_OK)
         return rc;
+    int k = mtc_kernel_of(e);
+    if (e->set_carveout && (k == MTK_KERNEL_B || k == MTK_KERNEL_SEQ_B))
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "experiment %zu: shared-path experiments run with all of shared memory; "
+                       "their carveout cannot be chosen",
+                       i);
     if (e->mode == MT_MODE_FINE && e->loads > MTK_FINE_MAX)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment %zu: %u fine loads exceed %u", i,
                        e->loads, MTK_FINE_MAX);
@@ -42,6 +48,13 @@ mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev,
     if (e->kind == MT_KIND_SEQUENCE)
         return validate_sequence(e, i, dev, ei);
     return mtc_check_overlap(e, ei);
+}
+
+/* Experiments of one launch run under one carveout preference. */
+static int same_carveout(const mtc_group *g, const mt_experiment *e)
+{
+    return g->set_carveout == e->set_carveout &&
+           (!e->set_carveout || g->carveout_percent == e->carveout_percent);
 }
 
 static void add(mtc_group *g, const mt_experiment *e, size_t i, uint64_t arena_end)
@@ -61,7 +74,8 @@ static mt_err try_add(const mtc_sched_limits *lim, mtc_group *g, const mt_experi
 {
     mt_err rc;
     const mt_experiment *e = &exps[i];
-    if (g->n >= (size_t)lim->nsm || e->scope == MT_SCOPE_GPU || mtc_kernel_of(e) != g->kernel)
+    if (g->n >= (size_t)lim->nsm || e->scope == MT_SCOPE_GPU || mtc_kernel_of(e) != g->kernel ||
+        !same_carveout(g, e))
         return MT_OK;
     if (e->sm >= 0 && g->sm_taken[e->sm])
         return MT_OK;
@@ -92,6 +106,8 @@ mt_err mtc_group_form(const mtc_sched_limits *lim, const mt_experiment *exps, co
     g->idx = idx;
     g->kernel = mtc_kernel_of(first);
     g->gpu_scope = first->scope == MT_SCOPE_GPU;
+    g->set_carveout = first->set_carveout;
+    g->carveout_percent = first->carveout_percent;
     mtc_const_image_reset(ci);
     if (g->gpu_scope) {
         uint64_t base[MTC_BUF_COUNT];

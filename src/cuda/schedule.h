@@ -44,6 +44,9 @@ typedef struct {
     int gpu_scope; /* a single GPU-scope experiment */
     int cold;      /* some experiment has warmup_laps == 0: flush the L2 first */
     int n_planned; /* experiments with a planned SM */
+    /* The carveout the launch runs under (every experiment of a launch
+     * asks for the same): the first experiment's request. */
+    int set_carveout, carveout_percent;
     uint64_t arena_used;
     uint8_t sm_taken[MTK_MAX_SMID];
 } mtc_group;
@@ -55,7 +58,10 @@ typedef struct {
 
 /* Checks e (batch index i) against the backend's limits: the generic check
  * (mt_experiment_check), then what only the cuda backend knows.  Kinds
- * other than chase and sequence are MT_ERR_UNSUPPORTED. */
+ * other than chase and sequence are MT_ERR_UNSUPPORTED, and so is a
+ * carveout request for the shared-path kernels (B, SEQ_B: they hold their
+ * chain in all of the opt-in shared memory, so their carveout is fixed at
+ * the largest). */
 mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev, mt_errinfo *ei);
 
 /* Forms the next launch from pending[0..npend-1] (npend >= 1) into g,

@@ -49,6 +49,9 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
         a->order_seed != b->order_seed || a->warmup_laps != b->warmup_laps ||
         a->loads != b->loads || a->mode != b->mode || a->sm != b->sm || a->scope != b->scope)
         return 0;
+    if (a->set_carveout != b->set_carveout ||
+        (a->set_carveout && a->carveout_percent != b->carveout_percent))
+        return 0;
     if (a->kind == MT_KIND_SEQUENCE) {
         const mt_sequence *x = &a->u.seq, *y = &b->u.seq;
         if (x->n != y->n || x->untimed != y->untimed)
@@ -95,6 +98,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
         PUT(" sequence n=%u untimed=%u", e->u.seq.n, e->u.seq.untimed);
     if (e->kind == MT_KIND_CLOCK)
         PUT(" clock ns=%u", e->u.clock.ns);
+    if (e->set_carveout)
+        PUT(" carveout=%d%%", e->carveout_percent);
 #undef PUT
 }
 
@@ -285,13 +290,17 @@ enum {
 };
 
 /* A kind's parameters "key=value key=value" (csv_write.h): chase has none,
- * a sequence has n and untimed (its indices come from sequences.csv). */
+ * a sequence has n and untimed (its indices come from sequences.csv), a
+ * clock experiment ns; any kind may add carveout=P (a requested carveout,
+ * since backend 2.1: absent in older recordings, which ran at the default). */
 static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
 {
     const char *s = c->field[C_PARAMS];
-    /* The keys of each kind, all required, in any order. */
-    const char *keys[2] = {NULL, NULL};
-    uint32_t *dst[2] = {NULL, NULL};
+    /* The keys of each kind, all required, in any order; then the
+     * optional carveout. */
+    uint32_t carveout = 0;
+    const char *keys[3] = {NULL, NULL, NULL};
+    uint32_t *dst[3] = {NULL, NULL, NULL};
     const char *expect = "";
     size_t nkeys = 0;
     if (x->kind == MT_KIND_SEQUENCE) {
@@ -301,13 +310,9 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     } else if (x->kind == MT_KIND_CLOCK) {
         keys[0] = "ns", dst[0] = &x->u.clock.ns;
         nkeys = 1, expect = "\"ns=N\" for a clock experiment";
-    } else {
-        if (s[0])
-            return mt_csv_fail(c, ei, "params \"%s\" for a %s, which has none", s,
-                               mt_kind_name(x->kind));
-        return MT_OK;
     }
-    int seen[2] = {0, 0};
+    keys[nkeys] = "carveout", dst[nkeys] = &carveout;
+    int seen[3] = {0, 0, 0};
     const char *p = s;
     while (*p) {
         const char *tok = p, *end = strchr(p, ' ');
@@ -315,9 +320,12 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             end = p + strlen(p);
         const char *eq = memchr(tok, '=', (size_t)(end - tok));
         int k = -1;
-        for (size_t i = 0; eq && i < nkeys; i++)
+        for (size_t i = 0; eq && i <= nkeys; i++)
             if ((size_t)(eq - tok) == strlen(keys[i]) && !strncmp(tok, keys[i], strlen(keys[i])))
                 k = (int)i;
+        if (k < 0 && nkeys == 0)
+            return mt_csv_fail(c, ei, "params \"%s\" for a %s, which has none (but carveout=P)",
+                               s, mt_kind_name(x->kind));
         char num[16];
         size_t nl = eq ? (size_t)(end - eq - 1) : 0;
         char *nend = NULL;
@@ -328,8 +336,10 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             errno = 0;
             v = (num[0] >= '0' && num[0] <= '9') ? strtoull(num, &nend, 10) : 0;
         }
-        if (k < 0 || seen[k] || !nend || *nend || errno || v > UINT32_MAX)
-            return mt_csv_fail(c, ei, "params \"%s\": expected %s", s, expect);
+        if (k < 0 || seen[k] || !nend || *nend || errno || v > UINT32_MAX ||
+            (dst[k] == &carveout && v > 100))
+            return mt_csv_fail(c, ei, "params \"%s\": expected %s%scarveout=P (P 0..100) optional", s,
+                               expect, nkeys ? ", " : "");
         seen[k] = 1;
         *dst[k] = (uint32_t)v;
         p = *end ? end + 1 : end;
@@ -337,6 +347,10 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     for (size_t i = 0; i < nkeys; i++)
         if (!seen[i])
             return mt_csv_fail(c, ei, "params \"%s\": expected %s", s, expect);
+    if (seen[nkeys]) {
+        x->set_carveout = 1;
+        x->carveout_percent = (int)carveout;
+    }
     return MT_OK;
 }
 
@@ -813,7 +827,7 @@ static void rp_destroy(mt_backend *b)
 static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK,
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

@@ -10,7 +10,8 @@
  *   mode: fine|aggregate   scope: sm|gpu   kind: chase|sequence
  *   params: the kind's own parameters as space-separated key=value pairs,
  *     empty for a chase; a sequence: "n=N untimed=U" (its N indices are
- *     in sequences.csv)
+ *     in sequences.csv); any kind: "carveout=P" when the experiment
+ *     requested a shared-memory carveout of P percent (backend 2.1)
  * Version 1 (read only): the first 17 columns, with `exclusive` (0|1, 1 is
  * scope gpu) where version 2 has `scope`; every experiment a chase.  The
  * columns version 1 had keep their positions in version 2.

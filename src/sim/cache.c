@@ -29,12 +29,20 @@ mt_err mt_cache_init(mt_cache *c, const mt_sim_cache_spec *cs, mt_errinfo *ei)
     if (!c->sets_pow2)
         c->index_bits++;
     c->sets_magic = UINT64_MAX / c->sets + 1;
+    /* The parser checked the mask count against this instance's sets
+     * (spec_geometry.c); a mismatch here would be a caller's bug. */
+    if (c->index == MT_SIM_INDEX_HASH && (!c->sets_pow2 || cs->n_index_masks != c->index_bits))
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "cache %s: %u index masks for %u sets", cs->name,
+                       cs->n_index_masks, c->sets);
+    memcpy(c->index_mask, cs->index_mask, sizeof c->index_mask);
     c->repl = cs->repl;
     c->fermi_way = cs->fermi_way;
     size_t n = (size_t)c->sets * c->ways;
     c->way = malloc(n * sizeof *c->way);
     c->set_epoch = calloc(c->sets, sizeof *c->set_epoch);
-    if (!c->way || !c->set_epoch) {
+    if (c->repl == MT_SIM_REPL_PLRU)
+        c->plru = malloc(n);
+    if (!c->way || !c->set_epoch || (c->repl == MT_SIM_REPL_PLRU && !c->plru)) {
         mt_cache_free(c);
         return mt_fail(ei, MT_ERR_NOMEM, "out of memory for cache %s (%zu lines)", cs->name, n);
     }
@@ -46,6 +54,7 @@ void mt_cache_free(mt_cache *c)
 {
     free(c->way);
     free(c->set_epoch);
+    free(c->plru);
     memset(c, 0, sizeof *c);
 }
 
@@ -88,6 +97,12 @@ static uint32_t set_index(const mt_cache *c, uint64_t line)
 {
     if (c->sets == 1)
         return 0;
+    if (c->index == MT_SIM_INDEX_HASH) { /* power-of-two sets (checked at init) */
+        uint32_t set = 0;
+        for (uint32_t i = 0; i < c->index_bits; i++)
+            set |= (uint32_t)__builtin_parityll(line & c->index_mask[i]) << i;
+        return set;
+    }
     if (c->sets_pow2) {
         uint32_t low = (uint32_t)(line & (c->sets - 1));
         if (c->index == MT_SIM_INDEX_MODULO)
@@ -155,6 +170,26 @@ static uint32_t fill_bits(const mt_cache *c, uint32_t sec)
     return block << first;
 }
 
+/* Tree pseudo-LRU (power-of-two ways, checked by the spec parser): a
+ * binary tree over the ways, node k's children 2k and 2k+1, leaves
+ * ways..2*ways-1 standing for ways 0..ways-1.  Each node's bit says which
+ * half holds the next victim (0 left, 1 right); an access to a way points
+ * every node on its path away from it, and the victim is found by
+ * following the bits from the root. */
+static void plru_touch(uint8_t *tree, uint32_t ways, uint32_t w)
+{
+    for (uint32_t node = ways + w; node > 1; node >>= 1)
+        tree[node >> 1] = (node & 1) ? 0 : 1; /* came from the right: victim left */
+}
+
+static uint32_t plru_victim(const uint8_t *tree, uint32_t ways)
+{
+    uint32_t node = 1;
+    while (node < ways)
+        node = 2 * node + tree[node];
+    return node - ways;
+}
+
 /* The per-experiment clock ran out (2^32 accesses to one cache): keep the
  * last 2^31 accesses' order and let everything older tie at stamp 1 (0
  * marks an empty way). */
@@ -187,8 +222,11 @@ int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out)
     if (c->set_epoch[set] != c->epoch) {
         for (uint32_t w = 0; w < ways; w++)
             way[w] = (mt_cache_way){.tag = EMPTY_TAG, .stamp = 0, .valid = 0};
+        if (c->plru)
+            memset(c->plru + (size_t)set * ways, 0, ways);
         c->set_epoch[set] = c->epoch;
     }
+    uint8_t *tree = c->plru ? c->plru + (size_t)set * ways : NULL;
     if (c->clock == UINT32_MAX)
         renormalize_stamps(c);
     uint32_t now = ++c->clock;
@@ -198,6 +236,8 @@ int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out)
             continue;
         if (c->repl == MT_SIM_REPL_LRU)
             way[w].stamp = now;
+        if (tree)
+            plru_touch(tree, ways, w);
         if (way_out)
             *way_out = (int)w;
         uint32_t v = way[w].valid;
@@ -216,8 +256,12 @@ int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out)
             oldest = w;
         }
     uint32_t w = oldest;
-    if (oldest_stamp != 0 && c->repl != MT_SIM_REPL_LRU && c->repl != MT_SIM_REPL_FIFO)
+    if (oldest_stamp != 0 && tree)
+        w = plru_victim(tree, ways);
+    else if (oldest_stamp != 0 && c->repl != MT_SIM_REPL_LRU && c->repl != MT_SIM_REPL_FIFO)
         w = victim(c, rng);
+    if (tree)
+        plru_touch(tree, ways, w);
     way[w].tag = line;
     way[w].valid = fill_bits(c, sec);
     way[w].stamp = now;

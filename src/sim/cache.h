@@ -28,11 +28,14 @@ typedef struct {
     uint32_t fill_sectors;      /* sectors fetched together on a miss */
     mt_sim_index index;
     uint32_t index_bits;        /* ceil(log2(sets)) */
+    uint64_t index_mask[MT_SIM_MAX_INDEX_BITS]; /* index = hash: one per set-index bit */
     int sets_pow2;
     uint64_t sets_magic;        /* 2^64 / sets rounded up: division by multiplication */
     mt_sim_repl repl;
     uint32_t fermi_way;
     mt_cache_way *way;          /* sets * ways */
+    uint8_t *plru;              /* plru only: per set `ways` bytes, tree node k (1..ways-1,
+                                   heap order) at [k]: 0 = the victim is on the left */
     uint32_t *set_epoch;        /* per set */
     uint32_t epoch;
     uint32_t clock;
@@ -52,7 +55,8 @@ uint32_t mt_cache_set_of(const mt_cache *c, uint64_t addr);
  * sector valid), 0 on a miss; a miss allocates the line if absent (filling
  * an empty way first, else evicting by policy; random and fermi draw from
  * rng) and marks the fill block holding the sector valid.  Every access
- * updates the replacement state (LRU recency; FIFO only changes on fills).
+ * updates the replacement state (LRU recency; the pseudo-LRU tree; FIFO
+ * only changes on fills).
  * way_out (optional) receives the way hit or filled. */
 int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out);
 

@@ -19,6 +19,9 @@ struct mt_sim_engine {
     int route[MT_PATH_COUNT][MAX_ROUTE];
     int route_len[MT_PATH_COUNT];
     int tenant_active; /* the [tenant] disturbs the current batch */
+    /* Shared memory per SM the instances of unified caches (whose size is
+     * what the carveout leaves) were built for. */
+    uint32_t inst_smem;
 };
 
 void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active)
@@ -69,9 +72,21 @@ mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinf
     if (!eng)
         return mt_fail(ei, MT_ERR_NOMEM, "out of memory for the simulator");
     eng->spec = *spec;
+    eng->inst_smem = spec->carveout_smem;
     build_routes(eng);
     *out = eng;
     return MT_OK;
+}
+
+/* Frees the instances of cache ci (they are rebuilt on next use). */
+static void drop_instances(mt_sim_engine *eng, int ci)
+{
+    for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
+        if (eng->inst[ci][k]) {
+            mt_cache_free(eng->inst[ci][k]);
+            free(eng->inst[ci][k]);
+            eng->inst[ci][k] = NULL;
+        }
 }
 
 void mt_sim_engine_free(mt_sim_engine *eng)
@@ -79,12 +94,21 @@ void mt_sim_engine_free(mt_sim_engine *eng)
     if (!eng)
         return;
     for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
-        for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
-            if (eng->inst[i][k]) {
-                mt_cache_free(eng->inst[i][k]);
-                free(eng->inst[i][k]);
-            }
+        drop_instances(eng, i);
     free(eng);
+}
+
+/* An experiment under another carveout than the last: the caches that
+ * share their array with shared memory change size (their sets; the ways
+ * stay), so their instances are rebuilt. */
+static void use_carveout(mt_sim_engine *eng, uint32_t smem)
+{
+    if (smem == eng->inst_smem)
+        return;
+    for (int i = 0; i < eng->spec.n_caches; i++)
+        if (eng->spec.cache[i].unified)
+            drop_instances(eng, i);
+    eng->inst_smem = smem;
 }
 
 uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e)
@@ -140,6 +164,7 @@ static mt_err get_instance(mt_sim_engine *eng, int ci, uint32_t slice, mt_cache 
         if (!c)
             return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a cache");
         mt_sim_cache_spec cs = eng->spec.cache[ci];
+        cs.size = mt_sim_cache_size(&cs, eng->inst_smem);
         if (cs.is_l2 && cs.partitions > 1)
             cs.size /= cs.partitions;
         mt_err err = mt_cache_init(c, &cs, ei);
@@ -189,7 +214,7 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
     for (int d = 0; d < cc->n; d++) {
         int ci = eng->route[ch->path][d];
         const mt_sim_cache_spec *cs = &s->cache[ci];
-        uint32_t inst = cs->is_l2 && cs->partitions > 1 ? (uint32_t)sm % cs->partitions
+        uint32_t inst = cs->is_l2 && cs->partitions > 1 ? mt_sim_partition_of_sm(cs, sm)
                                                         : slice_of(cs, ch->thread, s->warp_size);
         mt_err err = get_instance(eng, ci, inst, &cc->lv[d], ei);
         if (err)
@@ -201,7 +226,7 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
             cc->l2_level = d;
             cc->l2_line_shift = cc->lv[d]->line_shift;
             cc->partitions = cs->partitions;
-            cc->my_partition = (uint32_t)sm % cs->partitions;
+            cc->my_partition = mt_sim_partition_of_sm(cs, sm);
         }
     }
     cc->lat[cc->n] = cc->far[cc->n] = s->dram.latency[cc->lp];
@@ -392,6 +417,7 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
                        "experiment would simulate %llu loads; the simulator's limit is %llu",
                        (unsigned long long)work, (unsigned long long)MT_SIM_MAX_WORK);
 
+    use_carveout(eng, mt_sim_carveout_smem(&eng->spec, e->set_carveout ? e->carveout_percent : -1));
     for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
         for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
             if (eng->inst[i][k])

@@ -106,7 +106,7 @@ static mt_err read_device(pctx *c, const section *s, mt_sim_spec *o)
     if (has_bytes && !has_pct)
         o->carveout_percent =
             (int)(((uint64_t)o->carveout_smem * 100 + o->smem_per_sm / 2) / o->smem_per_sm);
-    return MT_OK;
+    return mt_sp_read_carveouts(c, s, o);
 }
 
 static mt_err read_serves(pctx *c, const section *s, mt_sim_cache_spec *cs)
@@ -162,7 +162,11 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
     if ((err = mt_sp_double(c, s, "level", 0, 0, 1000, &cs->level, NULL)))
         return err;
 
-    if ((err = mt_sp_size(c, s, "size", 1, 1, MT_SIM_MAX_CACHE_BYTES, &cs->size, NULL)))
+    int has_unified = 0;
+    if ((err = mt_sp_read_unified(c, s, cs, &has_unified)))
+        return err;
+    if (!has_unified &&
+        (err = mt_sp_size(c, s, "size", 1, 1, MT_SIM_MAX_CACHE_BYTES, &cs->size, NULL)))
         return err;
     if ((err = mt_sp_u32(c, s, "line", 1, 4, MT_SIM_MAX_LINE, &cs->line, NULL)))
         return err;
@@ -181,7 +185,7 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
         return err;
     if (!mt_sp_is_pow2(cs->fill))
         return mt_sp_err(c, mt_sp_find(s, "fill")->line, "fill = %u is not a power of two", cs->fill);
-    const kv *ksize = mt_sp_find(s, "size");
+    const kv *ksize = mt_sp_find(s, has_unified ? "unified" : "size");
     if (cs->size % cs->line)
         return mt_sp_err(c, ksize->line, "size %llu B is not a multiple of the line size %u",
                     (unsigned long long)cs->size, cs->line);
@@ -206,8 +210,8 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
             return mt_sp_err(c, k->line, "%llu lines are not divisible into %u ways",
                         (unsigned long long)lines, cs->ways);
     }
-    static const char *const index_words[] = {"modulo", "xor", NULL};
-    static const char *const repl_words[] = {"lru", "fifo", "random", "fermi", NULL};
+    static const char *const index_words[] = {"modulo", "xor", "hash", NULL};
+    static const char *const repl_words[] = {"lru", "fifo", "random", "fermi", "plru", NULL};
     int v = 0;
     if ((err = mt_sp_word(c, s, "index", index_words, &v)))
         return err;
@@ -216,6 +220,13 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
     if ((err = mt_sp_word(c, s, "replacement", repl_words, &v)))
         return err;
     cs->repl = (mt_sim_repl)v;
+    /* The tree of a pseudo-LRU set halves the ways at every level; other
+     * way counts have no single textbook tree, so they are refused rather
+     * than given a made-up one. */
+    if (cs->repl == MT_SIM_REPL_PLRU && !mt_sp_is_pow2(cs->ways))
+        return mt_sp_err(c, mt_sp_find(s, "replacement")->line,
+                         "replacement = plru needs a power-of-two number of ways (ways = %u)",
+                         cs->ways);
     k = mt_sp_find(s, "fermi_way");
     if (k && cs->repl != MT_SIM_REPL_FERMI)
         return mt_sp_err(c, k->line, "fermi_way needs replacement = fermi");
@@ -292,7 +303,7 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
         for (int p = 0; p < MT_SIM_LP_COUNT; p++)
             cs->far_latency[p] = cs->latency[p];
     }
-    return MT_OK;
+    return mt_sp_read_geometry(c, s, cs);
 }
 
 static mt_err read_level(pctx *c, const section *s, mt_sim_level_spec *l, unsigned allowed)
@@ -380,6 +391,8 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
     }
     if (!err)
         err = cross_checks(&c, o);
+    if (!err)
+        err = mt_sp_check_geometry(&c, o);
     if (!err)
         err = mt_sp_check_measurable(&c, o);
     if (!err)

@@ -23,6 +23,8 @@
 #define MT_SIM_MAX_SECTORS_PER_LINE 32    /* sector valid bits live in a uint32_t */
 #define MT_SIM_MAX_LATENCY 1e6            /* cycles; anything above is a typo */
 #define MT_SIM_MAX_PARTITIONS 64
+#define MT_SIM_MAX_INDEX_BITS 22          /* log2 of the most sets a slice can have (MT_SIM_MAX_LINES) */
+#define MT_SIM_MAX_PARTITION_MAP 256      /* entries of partition_of_sm (after N*P expansion) */
 
 /* Limits that keep every accepted spec measurable, and its full run short
  * (src/sim/spec_measurable.c checks them; docs/spec-format.md, "Limits",
@@ -50,8 +52,18 @@ typedef enum {
     MT_SIM_LP_COUNT
 } mt_sim_lpath;
 
-typedef enum { MT_SIM_INDEX_MODULO = 0, MT_SIM_INDEX_XOR } mt_sim_index;
-typedef enum { MT_SIM_REPL_LRU = 0, MT_SIM_REPL_FIFO, MT_SIM_REPL_RANDOM, MT_SIM_REPL_FERMI } mt_sim_repl;
+typedef enum {
+    MT_SIM_INDEX_MODULO = 0,
+    MT_SIM_INDEX_XOR,
+    MT_SIM_INDEX_HASH /* set bit i = parity(line_addr & index_mask[i]) */
+} mt_sim_index;
+typedef enum {
+    MT_SIM_REPL_LRU = 0,
+    MT_SIM_REPL_FIFO,
+    MT_SIM_REPL_RANDOM,
+    MT_SIM_REPL_FERMI,
+    MT_SIM_REPL_PLRU /* tree pseudo-LRU: power-of-two ways only */
+} mt_sim_repl;
 typedef enum { MT_SIM_SLICE_WARP_MOD = 0, MT_SIM_SLICE_THREAD_MOD, MT_SIM_SLICE_GROUP } mt_sim_slice_map;
 
 typedef struct {
@@ -67,6 +79,10 @@ typedef struct {
     mt_sim_index index;
     mt_sim_repl repl;
     uint32_t fermi_way;     /* the way 'fermi' evicts 3x as often */
+    uint64_t index_mask[MT_SIM_MAX_INDEX_BITS]; /* index = hash: line-address bits of set bit i */
+    uint32_t n_index_masks; /* == log2(sets) with index = hash, else 0 */
+    uint64_t unified;       /* bytes of the array shared with shared memory (size =
+                               unified - carveout); 0 = a cache of fixed size */
     double latency[MT_SIM_LP_COUNT];     /* total cycles of a load served here */
     double far_latency[MT_SIM_LP_COUNT]; /* L2 only: hit homed in another partition */
     double noise;           /* Gaussian stddev, cycles */
@@ -74,6 +90,10 @@ typedef struct {
     uint32_t slices;
     mt_sim_slice_map slice_map;
     uint32_t slice_group;   /* threads per group for MT_SIM_SLICE_GROUP */
+    /* L2 only: SM s is attached to partition partition_map[s % len]; len 0
+     * means the default, s % partitions. */
+    uint8_t partition_map[MT_SIM_MAX_PARTITION_MAP];
+    uint32_t partition_map_len;
 } mt_sim_cache_spec;
 
 typedef struct {
@@ -124,6 +144,10 @@ typedef struct {
     int signal_number;
     int carveout_percent;   /* -1 unknown */
     uint32_t carveout_smem; /* 0 unknown */
+    /* Carveouts an experiment may request (carveouts_kib), bytes ascending;
+     * none: the carveout cannot be changed. */
+    uint32_t carveouts[MT_MAX_CARVEOUTS];
+    int n_carveouts;
     /* [cache NAME] sections in file order; l2 = index of the serves = all one */
     mt_sim_cache_spec cache[MT_SIM_MAX_CACHES];
     int n_caches;
@@ -166,6 +190,19 @@ uint64_t mt_sim_global_path_limit(const mt_sim_spec *s);
 /* 1 when the tenant is active during batch `batch` (0-based count of the
  * batches the backend ran before this one); 0 without a tenant. */
 int mt_sim_tenant_active(const mt_sim_tenant_spec *t, int batch);
+
+/* The partition of a (partitioned) L2 that SM `sm` (-1: 0) is attached to:
+ * partition_of_sm's entry, or sm mod partitions. */
+uint32_t mt_sim_partition_of_sm(const mt_sim_cache_spec *cs, int sm);
+
+/* Shared memory per SM under a requested carveout `percent` (0..100: the
+ * smallest of the spec's carveouts holding that share of smem_per_sm, as
+ * mt_carveout_smem_of), or the spec's default carveout_smem for percent < 0. */
+uint32_t mt_sim_carveout_smem(const mt_sim_spec *s, int percent);
+
+/* Bytes of cache cs under `carveout_smem` bytes of shared memory: unified -
+ * carveout_smem for a cache sharing its array, else its size. */
+uint64_t mt_sim_cache_size(const mt_sim_cache_spec *cs, uint32_t carveout_smem);
 
 /* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */
 const char *mt_sim_lpath_name(mt_sim_lpath p);

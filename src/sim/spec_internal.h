@@ -79,6 +79,14 @@ mt_err mt_sp_latencies(pctx *c, const section *s, const char *base, int required
 /* Pass 3 (spec_measurable.c): rules across keys and sections that keep a
  * parsed spec measurable and its run short; errors point at the key. */
 mt_err mt_sp_check_measurable(pctx *c, const mt_sim_spec *o);
+/* Cache geometry (spec_geometry.c): unified before the size is read (it
+ * replaces `size`), the other per-cache keys once the section's geometry is
+ * known, carveouts_kib with [device], and the rules across sections after
+ * every section is read. */
+mt_err mt_sp_read_unified(pctx *c, const section *s, mt_sim_cache_spec *cs, int *has);
+mt_err mt_sp_read_geometry(pctx *c, const section *s, mt_sim_cache_spec *cs);
+mt_err mt_sp_read_carveouts(pctx *c, const section *s, mt_sim_spec *o);
+mt_err mt_sp_check_geometry(pctx *c, mt_sim_spec *o);
 /* [tenant] (spec_tenant.c). */
 mt_err mt_sp_read_tenant(pctx *c, const section *s, mt_sim_tenant_spec *t);
 extern const char *const mt_sp_tenant_keys[];

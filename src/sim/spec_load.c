@@ -133,6 +133,8 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
     d->regs_per_sm = s->regs_per_sm;
     d->carveout_percent = s->carveout_percent;
     d->carveout_smem_bytes = s->carveout_smem;
+    d->n_carveouts = s->n_carveouts;
+    memcpy(d->carveout_smem_options, s->carveouts, sizeof d->carveout_smem_options);
     snprintf(d->driver_version, sizeof d->driver_version, "sim");
     snprintf(d->runtime_version, sizeof d->runtime_version, "sim");
 

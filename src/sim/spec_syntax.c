@@ -21,10 +21,11 @@ static const char *const device_keys[] = {
     "smem_per_block_optin", "const_mem", "const_reserved", "max_threads_per_block",
     "max_threads_per_sm", "warp_size", "regs_per_sm", "seed", "timer_overhead", "loop_overhead",
     "outlier_rate", "outlier_cycles", "carveout_percent", "carveout_smem", "fail_after_batches",
-    "signal_after_batches", "signal", NULL};
+    "signal_after_batches", "signal", "carveouts_kib", NULL};
 static const char *const cache_keys[] = {
     "serves", "level", "size", "line", "sector", "fill", "ways", "index", "replacement",
-    "fermi_way", "latency", "noise", "slices", "slice_map", "partitions", "far_latency", NULL};
+    "fermi_way", "latency", "noise", "slices", "slice_map", "partitions", "far_latency",
+    "index_masks", "unified", "partition_of_sm", NULL};
 static const char *const dram_keys[] = {"latency", "noise", NULL};
 static const char *const shared_keys[] = {"latency", "noise", NULL};
 

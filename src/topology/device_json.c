@@ -67,6 +67,10 @@ static const field fields[] = {
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 #define PATH_LIMITS_KEY "path_limit_bytes"
+/* Since backend 2.1, only when the device lists carveouts (so reports and
+ * recordings of devices without them are unchanged): the shared memory per
+ * SM of each carveout an experiment may request, ascending. */
+#define CARVEOUTS_KEY "carveout_smem_options_bytes"
 
 json_t *mt_device_to_json(const mt_device_info *d)
 {
@@ -99,6 +103,16 @@ json_t *mt_device_to_json(const mt_device_info *d)
     if (bad || json_object_set_new(o, PATH_LIMITS_KEY, lim) != 0) {
         json_decref(o);
         return NULL;
+    }
+    if (d->n_carveouts > 0) {
+        json_t *arr = json_array();
+        bad = !arr;
+        for (int i = 0; i < d->n_carveouts && i < MT_MAX_CARVEOUTS && !bad; i++)
+            bad = json_array_append_new(arr, json_integer(d->carveout_smem_options[i])) != 0;
+        if (bad || json_object_set_new(o, CARVEOUTS_KEY, arr) != 0) {
+            json_decref(o);
+            return NULL;
+        }
     }
     return o;
 }
@@ -179,10 +193,27 @@ mt_err mt_device_from_json(const json_t *obj, mt_device_info *d, const char *ctx
     }
     if (json_object_size(lim) != MT_PATH_COUNT)
         return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" has unknown paths", ctx, PATH_LIMITS_KEY);
+    const json_t *car = json_object_get(obj, CARVEOUTS_KEY);
+    if (car) {
+        size_t n = json_is_array(car) ? json_array_size(car) : 0;
+        if (n < 1 || n > MT_MAX_CARVEOUTS)
+            return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" is not an array of 1 to %d sizes", ctx,
+                           CARVEOUTS_KEY, MT_MAX_CARVEOUTS);
+        for (size_t i = 0; i < n; i++) {
+            long long x;
+            mt_err e = get_int(json_array_get(car, i), 0, 4294967295LL, &x, ctx, CARVEOUTS_KEY, ei);
+            if (e)
+                return e;
+            if (i && (uint32_t)x <= d->carveout_smem_options[i - 1])
+                return mt_fail(ei, MT_ERR_JSON, "%s: \"%s\" is not ascending", ctx, CARVEOUTS_KEY);
+            d->carveout_smem_options[i] = (uint32_t)x;
+        }
+        d->n_carveouts = (int)n;
+    }
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)obj, key, v) {
-        int known = strcmp(key, PATH_LIMITS_KEY) == 0;
+        int known = strcmp(key, PATH_LIMITS_KEY) == 0 || strcmp(key, CARVEOUTS_KEY) == 0;
         for (size_t i = 0; i < N_FIELDS && !known; i++)
             known = strcmp(key, fields[i].key) == 0;
         if (!known)
