@@ -8,6 +8,7 @@
  * misses), and the penalty is the mean of the misses minus the hit median;
  * a chain that is not clean enough to say is flagged, never trusted. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,44 @@ static uint64_t l2_usable(const mt_probe_ctx *c)
     if (p->kind == MT_FIND_VALUE && p->value > 0 && p->value < (double)c->dev.l2_bytes)
         return (uint64_t)p->value;
     return c->dev.l2_bytes;
+}
+
+/* Elements of the chain that may share one L2 line, and so one home
+ * partition: the L2's measured line over the stride, else the largest line
+ * a spec allows (real L2 lines are 128 B). */
+#define MAX_L2_LINE_BYTES 4096u
+static size_t l2_line_block(const mt_probe_ctx *c, uint32_t stride)
+{
+    uint32_t line = c->cs[MT_CACHE_L2].line ? c->cs[MT_CACHE_L2].line : MAX_L2_LINE_BYTES;
+    return line > stride ? line / stride : 1;
+}
+
+/* The chain samples few lines of a partitioned L2 when it is short: its
+ * mean then depends on where those lines are homed.  Beyond the precision
+ * a miss penalty can promise, the value becomes the range of
+ * MT_MISS_SE_Z standard errors over the chain's lines; with too few lines
+ * to say, the finding is doubted. */
+static void bound_by_lines(mt_finding *f, const mt_chain_se *cse, double penalty)
+{
+    if (isnan(cse->se)) {
+        mt_finding_doubt(f, MT_CONF_INCONSISTENT,
+                         "only %zu lines sampled: too few to bound the mean over the L2's "
+                         "partitions",
+                         cse->elements);
+        return;
+    }
+    double half = MT_MISS_SE_Z * cse->se;
+    double precision = fmax(MT_MISS_PRECISION_CYCLES, MT_MISS_PRECISION_SHARE * fabs(penalty));
+    if (half <= precision)
+        return;
+    f->kind = MT_FIND_RANGE;
+    f->lo = penalty - half;
+    f->hi = penalty + half;
+    mt_finding_append_note(f,
+                           "%zu lines sampled: the standard error over them (blocks of %zu) "
+                           "is %.1f cycles, so the penalty is %.1f +- %.1f (%.0f standard "
+                           "errors), a range",
+                           cse->elements, cse->block, cse->se, penalty, half, MT_MISS_SE_Z);
 }
 
 static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
@@ -61,7 +100,13 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
     if (err != MT_OK)
         return err;
     mt_miss_mean mm;
+    mt_miss_leak lk;
+    mt_chain_se cse;
     err = mt_miss_mean_latency(x, n, s->hit_threshold, &mm);
+    if (err == MT_OK && mm.misses)
+        err = mt_miss_leak_test(x, n, s->hit_fine, s->hit_threshold, mm.cut, MT_KS_ALPHA, &lk);
+    if (err == MT_OK && mm.misses)
+        err = mt_chain_mean_se(x, n, big / stride, mm.cut, l2_line_block(c, stride), &cse);
     free(x);
     if (err != MT_OK)
         return mt_fail(c->ei, err, "%s miss penalty: no samples", key);
@@ -69,24 +114,35 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
      * leave the cache, e.g. a path limit below twice its size). */
     if (mm.misses < MT_MISS_MIN_COUNT)
         return MT_OK;
+    /* Misses reaching below the hit threshold (a wide hit class over a near
+     * L2 partition close to it): the mixture estimate counts them. */
+    double mean = lk.leaks ? lk.mean : mm.mean, hits = lk.leaks ? lk.hits : (double)mm.hits;
     double spill = (double)mm.outliers / (double)mm.n;
-    double penalty = mm.mean - s->hit_fine;
+    double penalty = mean - s->hit_fine;
     /* Misses slower than the L2's own hit threshold (cg loads), with this
      * path's hit latency as room for the extra trip through its cache, are
      * not L2 hits: the chain spills (e.g. an L2 partition smaller than
      * twice the cache). */
     const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
     bool beyond_l2 = l2->hit_known && mm.median > l2->hit_threshold + s->hit_fine;
-    bool mostly_hits = (double)mm.hits > MT_MISS_MAX_HIT_SHARE * (double)mm.n;
+    bool mostly_hits = hits > MT_MISS_MAX_HIT_SHARE * (double)mm.n;
     bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped || mostly_hits;
     double conf = spills ? MT_CONF_INCONSISTENT : MT_CONF_DIFFERENCE;
+    char how[256];
+    if (lk.leaks)
+        snprintf(how, sizeof how,
+                 "%zu vs %zu loads in the bands mirrored about the hit median (binomial p=%.2g): "
+                 "misses reach below the hit threshold %.1f, mixture mean of %.0f misses %.1f",
+                 lk.upper_band, lk.lower_band, lk.p, mm.hit_threshold, lk.misses, lk.mean);
+    else
+        snprintf(how, sizeof how, "mean of %zu misses %.1f", mm.misses, mm.mean);
     mt_finding f = mt_find_value(
         penalty, "cycles", MT_SRC_MEASURED, "pchase-fine miss mean",
         conf,
-        "%llu B chain at %u B stride (L2 usable by one SM: %llu B): mean of %zu misses %.1f "
-        "minus hit median %.1f; %zu hits (<= %.1f) and %zu loads beyond %.1f left out%s",
-        (unsigned long long)big, stride, (unsigned long long)usable, mm.misses, mm.mean,
-        s->hit_fine, mm.hits, mm.hit_threshold, mm.outliers, mm.cut,
+        "%llu B chain at %u B stride (L2 usable by one SM: %llu B): %s "
+        "minus hit median %.1f; %.0f hits (<= %.1f) and %zu loads beyond %.1f left out%s",
+        (unsigned long long)big, stride, (unsigned long long)usable, how,
+        s->hit_fine, hits, mm.hit_threshold, mm.outliers, mm.cut,
         beyond_l2 ? "; the misses are slower than L2 hits: the chain spills beyond the L2, "
                     "the penalty is uncertain"
         : cramped ? "; twice the cache is over a quarter of the L2 one SM can use: the chain "
@@ -96,6 +152,7 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
         : spills ? "; too many slow loads: the chain spills beyond the L2, the penalty is "
                    "uncertain"
                  : "");
+    bound_by_lines(&f, &cse, penalty);
     mt_set(c, key, "miss_penalty", &f);
     return MT_OK;
 }
@@ -110,6 +167,14 @@ static mt_err run(mt_probe_ctx *c)
                       "miss penalty: fewest misses a mean miss latency is taken from");
     mt_note_threshold(c, "MT_MISS_MAX_HIT_SHARE", MT_MISS_MAX_HIT_SHARE,
                       "miss penalty: a chain with more hits than this share flags the penalty");
+    mt_note_threshold(c, "MT_SE_MIN_BLOCKS", MT_SE_MIN_BLOCKS,
+                      "miss penalty: fewest blocks of lines a standard error is taken from");
+    mt_note_threshold(c, "MT_MISS_SE_Z", MT_MISS_SE_Z,
+                      "miss penalty: standard errors over the chain's lines a range spans");
+    mt_note_threshold(c, "MT_MISS_PRECISION_CYCLES", MT_MISS_PRECISION_CYCLES,
+                      "miss penalty: widest half-range reported as a value (cycles)");
+    mt_note_threshold(c, "MT_MISS_PRECISION_SHARE", MT_MISS_PRECISION_SHARE,
+                      "miss penalty: widest half-range reported as a value (share of it)");
     static const mt_cache_id ids[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         mt_err err = miss_penalty(c, ids[i]);
