@@ -28,14 +28,14 @@ mt_err mt_miss_leak_test(const double *x, size_t n, double hit_median, double hi
                          double cut, double alpha, mt_miss_leak *out)
 {
     if (!x || !out || n == 0 || isnan(hit_median) || isnan(hit_threshold) || isnan(cut) ||
-        !(alpha > 0 && alpha < 1) || hit_threshold < hit_median)
+        !(alpha > 0 && alpha < 1))
         return MT_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     out->p = 1;
     /* The bands start a class gap away from the median, so that the few
      * discrete steps of a tight hit distribution (a skew of a cycle or two
      * on real GPUs) never count: only a hit class wider than the gap has
-     * bands at all. */
+     * bands at all (a threshold at or below the median has none). */
     double near = MT_MIN_CLASS_GAP_CYCLES, far = hit_threshold - hit_median;
     size_t below = 0, at_or_below = 0, kept = 0;
     double sum = 0;
