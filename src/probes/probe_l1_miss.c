@@ -100,8 +100,8 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
     if (err != MT_OK)
         return err;
     mt_miss_mean mm;
-    mt_miss_leak lk;
-    mt_chain_se cse;
+    mt_miss_leak lk = {0};
+    mt_chain_se cse = {0};
     err = mt_miss_mean_latency(x, n, s->hit_threshold, &mm);
     if (err == MT_OK && mm.misses)
         err = mt_miss_leak_test(x, n, s->hit_fine, s->hit_threshold, mm.cut, MT_KS_ALPHA, &lk);
