@@ -100,7 +100,7 @@ static void chain_se_over_elements(void **state)
         x[i] = home[i % E];
     x[5] = 1e6; /* an outlier above the cut is left out */
     mt_chain_se cse;
-    assert_int_equal(mt_chain_mean_se(x, N, E, 1000, 1, &cse), MT_OK);
+    assert_int_equal(mt_chain_mean_se(x, N, 1, E, 1000, 1, &cse), MT_OK);
     assert_int_equal(cse.elements, E);
     assert_int_equal(cse.block, 1);
     assert_float_equal(cse.se, want, 1e-9);
@@ -109,17 +109,39 @@ static void chain_se_over_elements(void **state)
     for (int i = 0; i < N; i++)
         x[i] = home[(i % E) / 2];
     mt_chain_se one, two;
-    assert_int_equal(mt_chain_mean_se(x, N, E, 1000, 1, &one), MT_OK);
-    assert_int_equal(mt_chain_mean_se(x, N, E, 1000, 2, &two), MT_OK);
+    assert_int_equal(mt_chain_mean_se(x, N, 1, E, 1000, 1, &one), MT_OK);
+    assert_int_equal(mt_chain_mean_se(x, N, 1, E, 1000, 2, &two), MT_OK);
     assert_true(two.se > one.se * 1.2);
     assert_int_equal(two.block, 2);
     /* Fewer elements than MT_SE_MIN_BLOCKS: unknown. */
-    assert_int_equal(mt_chain_mean_se(x, N, MT_SE_MIN_BLOCKS - 1, 1000, 1, &cse), MT_OK);
+    assert_int_equal(mt_chain_mean_se(x, N, 1, MT_SE_MIN_BLOCKS - 1, 1000, 1, &cse), MT_OK);
     assert_true(isnan(cse.se));
     /* A partial lap (more elements than loads) visits the first n. */
-    assert_int_equal(mt_chain_mean_se(x, 100, 100000, 1000, 1, &cse), MT_OK);
+    assert_int_equal(mt_chain_mean_se(x, 100, 1, 100000, 1000, 1, &cse), MT_OK);
     assert_int_equal(cse.elements, 100);
-    assert_int_equal(mt_chain_mean_se(x, N, 0, 1000, 1, &cse), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_chain_mean_se(x, N, 1, 0, 1000, 1, &cse), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_chain_mean_se(x, N - 1, 2, E, 1000, 1, &cse), MT_ERR_INVALID_ARG);
+}
+
+/* Runs of a chain at places of their own count as elements of their own:
+ * 4 runs of a 4-element chain (too few blocks alone) give 16 elements, and
+ * the standard error over them falls as the runs' homes average out. */
+static void chain_se_over_runs(void **state)
+{
+    (void)state;
+    enum { E = 4, RUNS = 4, PER = E * 8, N = RUNS * PER };
+    double x[N];
+    for (int r = 0; r < RUNS; r++)
+        for (int k = 0; k < PER; k++)
+            x[r * PER + k] = (r * E + k % E) % 3 ? 300 : 200; /* element r*E + k%E */
+    mt_chain_se one, all;
+    assert_int_equal(mt_chain_mean_se(x, PER, 1, E, 1000, 1, &one), MT_OK);
+    assert_true(isnan(one.se));
+    assert_int_equal(mt_chain_mean_se(x, N, RUNS, E, 1000, 1, &all), MT_OK);
+    assert_int_equal(all.elements, RUNS * E);
+    /* 16 elements, 6 at 200 (indices divisible by 3) and 10 at 300. */
+    double m = (6 * 200.0 + 10 * 300.0) / 16, ss = 6 * (200 - m) * (200 - m) + 10 * (300 - m) * (300 - m);
+    assert_float_equal(all.se, sqrt(ss / 15 / 16), 1e-9);
 }
 
 int main(void)
@@ -128,6 +150,7 @@ int main(void)
         cmocka_unit_test(leak_found_and_mixture_mean_right),
         cmocka_unit_test(no_leak_when_separated),
         cmocka_unit_test(chain_se_over_elements),
+        cmocka_unit_test(chain_se_over_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,8 +202,10 @@ mt_err mt_miss_leak_test(const double *x, size_t n, double hit_median, double hi
                          double cut, double alpha, mt_miss_leak *out);
 
 /* ---------- standard error of a chain's mean over its elements ----------
- * Sample i of a sequential chain of n_elem elements (starting after whole
- * warm-up laps) is element i mod n_elem.  Samples above `cut` are left out;
+ * x holds `runs` runs of n / runs samples each (n a multiple of runs), each
+ * of a sequential chain of n_elem elements at a place of its own; sample k
+ * of a run (starting after whole warm-up laps) is element k mod n_elem of
+ * that run's chain.  Samples above `cut` are left out;
  * each element's samples are averaged; the standard error of the mean over
  * elements is computed for blocks of 1, 2, 4, ... max_block adjacent
  * elements (while at least MT_SE_MIN_BLOCKS blocks remain) and the largest
@@ -213,8 +215,8 @@ typedef struct {
     size_t block;    /* block size (elements) that gave it */
     size_t elements; /* elements with samples */
 } mt_chain_se;
-mt_err mt_chain_mean_se(const double *x, size_t n, size_t n_elem, double cut, size_t max_block,
-                        mt_chain_se *out);
+mt_err mt_chain_mean_se(const double *x, size_t n, size_t runs, size_t n_elem, double cut,
+                        size_t max_block, mt_chain_se *out);
 
 /* ---------- slices per SM (thesis 4.6) ----------
  * disturbed[w] says whether the chain of warp w+1 evicted warp 0's chain.

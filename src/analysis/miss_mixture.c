@@ -98,16 +98,18 @@ static double block_se(const double *elem_mean, const unsigned char *has, size_t
     return var > 0 ? sqrt(var / (double)nb) : 0;
 }
 
-mt_err mt_chain_mean_se(const double *x, size_t n, size_t n_elem, double cut, size_t max_block,
-                        mt_chain_se *out)
+mt_err mt_chain_mean_se(const double *x, size_t n, size_t runs, size_t n_elem, double cut,
+                        size_t max_block, mt_chain_se *out)
 {
-    if (!x || !out || n == 0 || n_elem == 0 || isnan(cut))
+    if (!x || !out || n == 0 || runs == 0 || n % runs || n_elem == 0 || isnan(cut))
         return MT_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     out->se = NAN;
-    /* Sample i of a sequential chain that starts after whole warm-up laps is
-     * element i mod n_elem; a partial lap visits only the first n. */
-    size_t ne = n_elem < n ? n_elem : n;
+    /* Sample k of a run of a sequential chain that starts after whole
+     * warm-up laps is element k mod n_elem; a partial lap visits only the
+     * first per_run.  Each run's chain lies elsewhere: elements of its own. */
+    size_t per_run = n / runs;
+    size_t ne_run = n_elem < per_run ? n_elem : per_run, ne = ne_run * runs;
     double *sum = calloc(ne, sizeof *sum);
     size_t *cnt = calloc(ne, sizeof *cnt);
     unsigned char *has = calloc(ne, 1);
@@ -119,8 +121,9 @@ mt_err mt_chain_mean_se(const double *x, size_t n, size_t n_elem, double cut, si
     }
     for (size_t i = 0; i < n; i++)
         if (x[i] <= cut) {
-            sum[i % ne] += x[i];
-            cnt[i % ne]++;
+            size_t j = i / per_run * ne_run + i % per_run % ne_run;
+            sum[j] += x[i];
+            cnt[j]++;
         }
     for (size_t j = 0; j < ne; j++)
         if (cnt[j]) {
