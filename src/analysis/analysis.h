@@ -182,6 +182,42 @@ typedef struct {
 } mt_miss_mean;
 mt_err mt_miss_mean_latency(const double *x, size_t n, double hit_threshold, mt_miss_mean *out);
 
+/* ---------- misses below the hit threshold (miss_mixture.c) ----------
+ * Loads in the band (median + MT_MIN_CLASS_GAP_CYCLES, hit_threshold]
+ * against its mirror image below the hit median: hits are symmetric about
+ * their median, so a one-sided binomial excess (p < alpha) means misses
+ * reach below the threshold (leaks).  The mixture mean of the misses is
+ * over every load at or below `cut` (the outlier cut of the misses) minus
+ * the estimated hits (twice those below the median plus those at it), each
+ * counted at the hit median. */
+typedef struct {
+    bool leaks;
+    double p;                      /* binomial p-value of the upper band's excess */
+    size_t upper_band, lower_band; /* loads in the two mirrored bands */
+    double hits;                   /* estimated hits */
+    double misses;                 /* loads at or below the cut minus hits */
+    double mean;                   /* mixture mean of the misses */
+} mt_miss_leak;
+mt_err mt_miss_leak_test(const double *x, size_t n, double hit_median, double hit_threshold,
+                         double cut, double alpha, mt_miss_leak *out);
+
+/* ---------- standard error of a chain's mean over its elements ----------
+ * x holds `runs` runs of n / runs samples each (n a multiple of runs), each
+ * of a sequential chain of n_elem elements at a place of its own; sample k
+ * of a run (starting after whole warm-up laps) is element k mod n_elem of
+ * that run's chain.  Samples above `cut` are left out;
+ * each element's samples are averaged; the standard error of the mean over
+ * elements is computed for blocks of 1, 2, 4, ... max_block adjacent
+ * elements (while at least MT_SE_MIN_BLOCKS blocks remain) and the largest
+ * is returned (se NAN when even single elements give too few blocks). */
+typedef struct {
+    double se;       /* cycles; NAN when unknown */
+    size_t block;    /* block size (elements) that gave it */
+    size_t elements; /* elements with samples */
+} mt_chain_se;
+mt_err mt_chain_mean_se(const double *x, size_t n, size_t runs, size_t n_elem, double cut,
+                        size_t max_block, mt_chain_se *out);
+
 /* ---------- slices per SM (thesis 4.6) ----------
  * disturbed[w] says whether the chain of warp w+1 evicted warp 0's chain.
  * The warps that share warp 0's slice form 1/slices of all warps; slices =

@@ -84,6 +84,22 @@
  * the L2, and on a partitioned L2 those few lines may all lie in the far
  * (or near) partitions.  Its miss penalty is flagged. */
 #define MT_MISS_MAX_HIT_SHARE 0.5
+/* Fewest blocks a standard error over a chain's elements is computed from
+ * (mt_chain_mean_se): with 8 the sample standard deviation is within about
+ * 25% of the truth (chi-square, 7 degrees of freedom), and the largest over
+ * block sizes errs upward, which only widens a range. */
+#define MT_SE_MIN_BLOCKS 8
+/* A miss penalty is reported as a value only when MT_MISS_SE_Z standard
+ * errors of its chain's mean (over the lines it samples: on a partitioned
+ * L2 a few dozen lines may be homed mostly near or far) stay within
+ * MT_MISS_PRECISION_CYCLES or MT_MISS_PRECISION_SHARE of the penalty,
+ * whichever is larger; otherwise it is the range of +- that many standard
+ * errors.  3 standard errors hold the truth in 99.7% of runs; 5% (at least
+ * 4 cycles) is what a difference of two latencies over an L2 near/far mix
+ * can promise anyway (the H100's chains give about 1 cycle). */
+#define MT_MISS_SE_Z 3.0
+#define MT_MISS_PRECISION_CYCLES 4.0
+#define MT_MISS_PRECISION_SHARE 0.05
 /* A capacity found by the first-miss test and one found by Opt+KS that
  * disagree by more than this fraction are reported as a range. */
 #define MT_CAPACITY_AGREEMENT 0.03

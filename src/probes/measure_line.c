@@ -187,6 +187,23 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             most_s = strides[i];
         }
     double line_max = most_lines > 0 ? (double)cap / most_lines : INFINITY;
+    /* The candidates may all have missed sets (line_pigeonhole.c): one
+     * chain at 1.5 lines per element checks a line the strides did not
+     * already refute, when a smaller one is possible at all. */
+    if (le.found && le.line_bytes > sector &&
+        !(line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes)) {
+        double held;
+        uint32_t held_s;
+        err = mt_line_pigeonhole(c, path, cap, le.line_bytes, limit, best.hit_threshold,
+                                        &held, &held_s);
+        if (err != MT_OK)
+            return err;
+        if (held > most_lines) {
+            most_lines = held;
+            most_s = held_s;
+            line_max = (double)cap / most_lines;
+        }
+    }
     if (le.found && line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes) {
         line = mt_find_range(sector, le.line_bytes, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
                              "%.1f B per line from %.0f elements at a %u B stride, but %.0f "

@@ -189,6 +189,13 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what);
 mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
                        int max_rounds, double hit_threshold);
+/* One chain of 1.5 N elements (N = cap / line) at 1.5 x line, timed over
+ * whole laps (line_pigeonhole.c): *resident = elements - misses / laps, 0
+ * when the chain does not fit one run or the path limit; *stride its
+ * stride.  More than N resident refutes the line. */
+mt_err mt_line_pigeonhole(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t line,
+                          uint64_t limit, double hit_threshold, double *resident,
+                          uint32_t *stride);
 
 /* Adds a threshold to the topology's list (once per name). */
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);

@@ -8,6 +8,7 @@
  * misses), and the penalty is the mean of the misses minus the hit median;
  * a chain that is not clean enough to say is flagged, never trusted. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,12 @@
 
 #define MISS_CHAIN_FACTOR 32 /* chain of 32x the cache: nearly every load misses any policy */
 #define MISS_LOADS 2048u     /* fine samples: the mean of the misses to well under a cycle */
+/* Runs of the chain at places of their own added when one run sampled too
+ * few L2 lines to average over the partitions: 16 runs in all divide the
+ * standard error by 4, which brings the 32-line chain a 16 KiB partition
+ * allows (+-10 cycles) within MT_MISS_PRECISION_SHARE of a typical penalty;
+ * SM-local experiments, so one launch on a GPU. */
+#define MISS_EXTRA_RUNS 15
 
 /* Bytes of the L2 one SM can fill: the partition measured by the L2 probe,
  * else the driver's L2 size. */
@@ -25,6 +32,127 @@ static uint64_t l2_usable(const mt_probe_ctx *c)
     if (p->kind == MT_FIND_VALUE && p->value > 0 && p->value < (double)c->dev.l2_bytes)
         return (uint64_t)p->value;
     return c->dev.l2_bytes;
+}
+
+/* Elements of the chain that may share one L2 line, and so one home
+ * partition: the L2's measured line over the stride, else the largest line
+ * a spec allows (real L2 lines are 128 B). */
+#define MAX_L2_LINE_BYTES 4096u
+static size_t l2_line_block(const mt_probe_ctx *c, uint32_t stride)
+{
+    uint32_t line = c->cs[MT_CACHE_L2].line ? c->cs[MT_CACHE_L2].line : MAX_L2_LINE_BYTES;
+    return line > stride ? line / stride : 1;
+}
+
+/* The half-width a penalty can be stated to as a value. */
+static double precision_of(double penalty)
+{
+    return fmax(MT_MISS_PRECISION_CYCLES, MT_MISS_PRECISION_SHARE * fabs(penalty));
+}
+
+/* Whether the chain's mean depends on where its few lines are homed (a
+ * short chain over a partitioned L2) more than the precision allows. */
+static bool too_few_lines(const mt_chain_se *cse, double penalty)
+{
+    return isnan(cse->se) || MT_MISS_SE_Z * cse->se > precision_of(penalty);
+}
+
+/* Beyond the precision a miss penalty can promise, the value becomes the
+ * range of MT_MISS_SE_Z standard errors over the chain's lines; with too
+ * few lines to say, the finding is doubted. */
+static void bound_by_lines(mt_finding *f, const mt_chain_se *cse, double penalty)
+{
+    if (isnan(cse->se)) {
+        mt_finding_doubt(f, MT_CONF_INCONSISTENT,
+                         "only %zu lines sampled: too few to bound the mean over the L2's "
+                         "partitions",
+                         cse->elements);
+        return;
+    }
+    double half = MT_MISS_SE_Z * cse->se;
+    if (!too_few_lines(cse, penalty))
+        return;
+    f->kind = MT_FIND_RANGE;
+    f->lo = penalty - half;
+    f->hi = penalty + half;
+    mt_finding_append_note(f,
+                           "%zu lines sampled: the standard error over them (blocks of %zu) "
+                           "is %.1f cycles, so the penalty is %.1f +- %.1f (%.0f standard "
+                           "errors), a range",
+                           cse->elements, cse->block, cse->se, penalty, half, MT_MISS_SE_Z);
+}
+
+/* The three analyses of a miss chain's samples (`runs` runs of n / runs). */
+typedef struct {
+    mt_miss_mean mm;
+    mt_miss_leak lk;
+    mt_chain_se cse;
+    double mean, hits; /* the plain or, when misses leak below the threshold, the mixture */
+} miss_stats;
+
+static mt_err analyse(const mt_probe_ctx *c, const mt_cache_state *s, const double *x, size_t n,
+                      size_t runs, uint64_t elements, uint32_t stride, miss_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    mt_err err = mt_miss_mean_latency(x, n, s->hit_threshold, &st->mm);
+    if (err == MT_OK && st->mm.misses)
+        err = mt_miss_leak_test(x, n, s->hit_fine, s->hit_threshold, st->mm.cut, MT_KS_ALPHA,
+                                &st->lk);
+    if (err == MT_OK && st->mm.misses)
+        err = mt_chain_mean_se(x, n, runs, elements, st->mm.cut, l2_line_block(c, stride),
+                               &st->cse);
+    /* Misses reaching below the hit threshold (a wide hit class over a near
+     * L2 partition close to it): the mixture estimate counts them. */
+    st->mean = st->lk.leaks ? st->lk.mean : st->mm.mean;
+    st->hits = st->lk.leaks ? st->lk.hits : (double)st->mm.hits;
+    return err;
+}
+
+/* MISS_EXTRA_RUNS more runs of the chain of e0, each right after the one
+ * before (fresh lines, fresh homes), while the path's limit allows: *x
+ * grows to *runs runs of *n samples each (the shortest run's count). */
+static mt_err more_runs(mt_probe_ctx *c, const mt_experiment *e0, double **x, size_t *n,
+                        size_t *runs)
+{
+    mt_experiment e[MISS_EXTRA_RUNS];
+    mt_result r[MISS_EXTRA_RUNS];
+    double *y[MISS_EXTRA_RUNS] = {0};
+    size_t ny[MISS_EXTRA_RUNS] = {0}, nr = 0;
+    uint64_t fp = e0->chain[0].footprint, limit = c->dev.path_limit_bytes[e0->chain[0].path];
+    while (nr < MISS_EXTRA_RUNS && (!limit || (nr + 2) * fp <= limit)) {
+        e[nr] = *e0;
+        e[nr].chain[0].offset = (nr + 1) * fp;
+        nr++;
+    }
+    if (!nr)
+        return MT_OK;
+    mt_err err = mt_run(c, e, nr, r);
+    if (err != MT_OK)
+        return err;
+    size_t per = *n;
+    for (size_t k = 0; k < nr; k++) {
+        y[k] = mt_fine_samples(c, &r[k], 0, &ny[k]);
+        mt_result_free(&r[k]);
+        if (!y[k])
+            err = MT_ERR_NOMEM;
+        else if (ny[k] < per)
+            per = ny[k];
+    }
+    double *all = err == MT_OK && per ? malloc((nr + 1) * per * sizeof *all) : NULL;
+    if (all) {
+        memcpy(all, *x, per * sizeof *all);
+        for (size_t k = 0; k < nr; k++)
+            memcpy(all + (k + 1) * per, y[k], per * sizeof *all);
+        free(*x);
+        *x = all;
+        *n = (nr + 1) * per;
+        *runs = nr + 1;
+    }
+    for (size_t k = 0; k < nr; k++)
+        free(y[k]);
+    if (err == MT_OK && per && !all)
+        err = MT_ERR_NOMEM;
+    return err == MT_OK ? MT_OK : mt_fail(c->ei, err, "out of memory reading samples");
 }
 
 static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
@@ -60,33 +188,57 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
     mt_err err = mt_run_fine(c, &e, &x, &n);
     if (err != MT_OK)
         return err;
-    mt_miss_mean mm;
-    err = mt_miss_mean_latency(x, n, s->hit_threshold, &mm);
+    miss_stats st;
+    size_t runs = 1;
+    uint64_t elements = big / stride;
+    err = analyse(c, s, x, n, runs, elements, stride, &st);
+    /* One run sampled too few L2 lines: more runs elsewhere (only then, so
+     * a GPU whose chain is long, as the H100's, runs what it always ran). */
+    if (err == MT_OK && st.mm.misses >= MT_MISS_MIN_COUNT &&
+        too_few_lines(&st.cse, st.mean - s->hit_fine)) {
+        if ((err = more_runs(c, &e, &x, &n, &runs)) != MT_OK) {
+            free(x);
+            return err;
+        }
+        if (runs > 1)
+            err = analyse(c, s, x, n, runs, elements, stride, &st);
+    }
     free(x);
     if (err != MT_OK)
         return mt_fail(c->ei, err, "%s miss penalty: no samples", key);
+    const mt_miss_mean mm = st.mm;
+    const mt_miss_leak lk = st.lk;
     /* Too few misses to say what one costs: no claim (the chain could not
      * leave the cache, e.g. a path limit below twice its size). */
     if (mm.misses < MT_MISS_MIN_COUNT)
         return MT_OK;
+    double mean = st.mean, hits = st.hits;
     double spill = (double)mm.outliers / (double)mm.n;
-    double penalty = mm.mean - s->hit_fine;
+    double penalty = mean - s->hit_fine;
     /* Misses slower than the L2's own hit threshold (cg loads), with this
      * path's hit latency as room for the extra trip through its cache, are
      * not L2 hits: the chain spills (e.g. an L2 partition smaller than
      * twice the cache). */
     const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
     bool beyond_l2 = l2->hit_known && mm.median > l2->hit_threshold + s->hit_fine;
-    bool mostly_hits = (double)mm.hits > MT_MISS_MAX_HIT_SHARE * (double)mm.n;
+    bool mostly_hits = hits > MT_MISS_MAX_HIT_SHARE * (double)mm.n;
     bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped || mostly_hits;
     double conf = spills ? MT_CONF_INCONSISTENT : MT_CONF_DIFFERENCE;
+    char how[256];
+    if (lk.leaks)
+        snprintf(how, sizeof how,
+                 "%zu vs %zu loads in the bands mirrored about the hit median (binomial p=%.2g): "
+                 "misses reach below the hit threshold %.1f, mixture mean of %.0f misses %.1f",
+                 lk.upper_band, lk.lower_band, lk.p, mm.hit_threshold, lk.misses, lk.mean);
+    else
+        snprintf(how, sizeof how, "mean of %zu misses %.1f", mm.misses, mm.mean);
     mt_finding f = mt_find_value(
         penalty, "cycles", MT_SRC_MEASURED, "pchase-fine miss mean",
         conf,
-        "%llu B chain at %u B stride (L2 usable by one SM: %llu B): mean of %zu misses %.1f "
-        "minus hit median %.1f; %zu hits (<= %.1f) and %zu loads beyond %.1f left out%s",
-        (unsigned long long)big, stride, (unsigned long long)usable, mm.misses, mm.mean,
-        s->hit_fine, mm.hits, mm.hit_threshold, mm.outliers, mm.cut,
+        "%llu B chain at %u B stride (L2 usable by one SM: %llu B): %s "
+        "minus hit median %.1f; %.0f hits (<= %.1f) and %zu loads beyond %.1f left out%s",
+        (unsigned long long)big, stride, (unsigned long long)usable, how,
+        s->hit_fine, hits, mm.hit_threshold, mm.outliers, mm.cut,
         beyond_l2 ? "; the misses are slower than L2 hits: the chain spills beyond the L2, "
                     "the penalty is uncertain"
         : cramped ? "; twice the cache is over a quarter of the L2 one SM can use: the chain "
@@ -96,6 +248,10 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
         : spills ? "; too many slow loads: the chain spills beyond the L2, the penalty is "
                    "uncertain"
                  : "");
+    if (runs > 1)
+        mt_finding_append_note(&f, "%zu runs of the chain at places of their own: one sampled "
+                                   "too few L2 lines", runs);
+    bound_by_lines(&f, &st.cse, penalty);
     mt_set(c, key, "miss_penalty", &f);
     return MT_OK;
 }
@@ -110,6 +266,14 @@ static mt_err run(mt_probe_ctx *c)
                       "miss penalty: fewest misses a mean miss latency is taken from");
     mt_note_threshold(c, "MT_MISS_MAX_HIT_SHARE", MT_MISS_MAX_HIT_SHARE,
                       "miss penalty: a chain with more hits than this share flags the penalty");
+    mt_note_threshold(c, "MT_SE_MIN_BLOCKS", MT_SE_MIN_BLOCKS,
+                      "miss penalty: fewest blocks of lines a standard error is taken from");
+    mt_note_threshold(c, "MT_MISS_SE_Z", MT_MISS_SE_Z,
+                      "miss penalty: standard errors over the chain's lines a range spans");
+    mt_note_threshold(c, "MT_MISS_PRECISION_CYCLES", MT_MISS_PRECISION_CYCLES,
+                      "miss penalty: widest half-range reported as a value (cycles)");
+    mt_note_threshold(c, "MT_MISS_PRECISION_SHARE", MT_MISS_PRECISION_SHARE,
+                      "miss penalty: widest half-range reported as a value (share of it)");
     static const mt_cache_id ids[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         mt_err err = miss_penalty(c, ids[i]);
