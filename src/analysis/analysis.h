@@ -211,4 +211,18 @@ typedef struct {
 mt_err mt_capacity_from_sweep(const uint64_t *footprints, const double *matrix,
                               size_t rows, size_t cols, double alpha, mt_capacity *out);
 
+/* ---------- precision of a median ----------
+ * Distribution-free confidence interval of the median of n independent
+ * samples: [lo, hi] are the k-th smallest and k-th largest sample for the
+ * largest k whose coverage 1 - 2 P(Binomial(n, 1/2) <= k - 1) is at least
+ * `level` (0 < level < 1).  `level` in the result is the coverage reached:
+ * below the one asked for only when n is too small (fewer than 6 samples
+ * for 95%), and then lo, hi are the extremes. */
+typedef struct {
+    size_t n;
+    double median, lo, hi;
+    double level;
+} mt_median_interval;
+mt_err mt_median_ci(const double *x, size_t n, double level, mt_median_interval *out);
+
 #endif
