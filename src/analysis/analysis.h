@@ -163,6 +163,11 @@ typedef struct {
 mt_err mt_miss_excess_test(const double *ref, size_t nref, const double *test,
                            size_t ntest, double hit_threshold, double alpha,
                            mt_miss_excess *out);
+/* The same question with the reference's count a draw too (miss_two_sample.c):
+ * P(X >= misses_test) for X ~ Binomial(misses_ref + misses_test,
+ * n_test / (n_ref + n_test)); 1 when neither sample has a miss. */
+double mt_miss_excess_two_sample_p(size_t misses_ref, size_t n_ref, size_t misses_test,
+                                   size_t n_test);
 
 /* ---------- mean latency of the misses of a mixed chain ----------
  * A chain meant to miss a cache may keep some hits (random replacement, a

@@ -176,6 +176,10 @@ typedef struct {
      * the lap's start, so whatever the policy, a cache holds at least this
      * many lines (the pigeonhole bound the line probe checks its ratio by). */
     double most_resident;
+    /* Counts of the comparison that placed hi (p_detect's): the reference's
+     * misses of its loads and the first-miss footprint's, for a test that
+     * takes the reference's count as a draw too (mt_miss_excess_two_sample_p). */
+    size_t edge_misses_ref, edge_n_ref, edge_misses, edge_n;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);
