@@ -11,6 +11,11 @@ void mt_note_latency_precision(mt_probe_ctx *c)
                       "cycles: a median latency whose interval reaches further is a range");
 }
 
+double mt_robust_sd(const double *x, size_t n)
+{
+    return (mt_hit_threshold(x, n) - mt_median(x, n)) / MT_HIT_MARGIN_MADS;
+}
+
 bool mt_latency_precise(const mt_median_interval *ci)
 {
     double half = fmax(ci->hi - ci->median, ci->median - ci->lo);
@@ -19,15 +24,13 @@ bool mt_latency_precise(const mt_median_interval *ci)
 
 void mt_finding_set_precision(mt_finding *f, const mt_median_interval *ci)
 {
-    if (mt_latency_precise(ci)) {
-        mt_finding_append_note(f, "median %.0f%% CI [%.1f, %.1f]", 100 * ci->level, ci->lo,
-                               ci->hi);
+    if (mt_latency_precise(ci))
         return;
-    }
     f->kind = MT_FIND_RANGE;
     f->lo = ci->lo;
     f->hi = ci->hi;
     mt_finding_doubt(f, ci->level,
-                     "a range: the median's %.0f%% CI over %zu samples is wider than +-%g cycles",
-                     100 * ci->level, ci->n, MT_LATENCY_MAX_HALF_WIDTH);
+                     "a range: the median's %.0f%% CI over %zu samples, [%.1f, %.1f], is wider "
+                     "than +-%g cycles",
+                     100 * ci->level, ci->n, ci->lo, ci->hi, MT_LATENCY_MAX_HALF_WIDTH);
 }

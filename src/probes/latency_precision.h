@@ -20,6 +20,12 @@
  * but a range. */
 #define MT_LATENCY_MAX_HALF_WIDTH 2.0
 
+/* Robust standard deviation of latency samples: 1.4826 MAD, from the hit
+ * threshold's own margin (median + MT_HIT_MARGIN_MADS robust sds, at least
+ * MT_MIN_CLASS_GAP_CYCLES), so one rule gives both.  Timer outliers barely
+ * move it. */
+double mt_robust_sd(const double *x, size_t n);
+
 /* Adds the two thresholds above to the report (every probe that uses them). */
 void mt_note_latency_precision(mt_probe_ctx *c);
 
@@ -27,9 +33,10 @@ void mt_note_latency_precision(mt_probe_ctx *c);
  * MT_LATENCY_CI_LEVEL or better. */
 bool mt_latency_precise(const mt_median_interval *ci);
 
-/* f is a VALUE finding of ci->median.  Precise: its note gains the
- * interval.  Otherwise it becomes the RANGE [ci->lo, ci->hi], its
- * confidence capped at the interval's coverage, and the note says why. */
+/* f is a VALUE finding of ci->median.  Precise: it stays as it is (the
+ * report of a GPU whose latencies are precise does not change).  Otherwise
+ * it becomes the RANGE [ci->lo, ci->hi], its confidence capped at the
+ * interval's coverage, and the note gives the interval and says why. */
 void mt_finding_set_precision(mt_finding *f, const mt_median_interval *ci);
 
 #endif

@@ -40,6 +40,10 @@ typedef struct {
     bool size_is_bound; /* size is only a lower bound */
     double latency;     /* hit latency, cycles (L2: the near partition's) */
     double agg_latency; /* L2 only: aggregate latency over both partitions */
+    /* DRAM only: robust sd of single cold-miss latencies and how many misses
+     * gave it (the L2 probe's sector chain); 0 when not measured. */
+    double load_sd;
+    size_t load_sd_n;
 } mt_cache_state;
 
 struct mt_probe_ctx {

@@ -85,13 +85,6 @@ static double *split_values(const double *x, size_t n, uint64_t chain_elements, 
     return v;
 }
 
-/* The robust sd of a class, from its hit threshold (median + MT_HIT_MARGIN_MADS
- * robust sds, or the minimum class gap). */
-static double class_sd(const double *x, size_t n)
-{
-    return (mt_hit_threshold(x, n) - mt_median(x, n)) / MT_HIT_MARGIN_MADS;
-}
-
 /* Expected share of foreign members in either class of values split at
  * thr: the tail of each class, as a Gaussian of its robust spread, that
  * crosses the cut, relative to the other class's size. */
@@ -113,7 +106,7 @@ static double foreign_share(const double *v, size_t n, double thr)
     double foreign = 1;
     if (nl && nh) {
         double near = mt_median(lo, nl), far = mt_median(hi, nh);
-        double sd_near = class_sd(lo, nl), sd_far = class_sd(hi, nh);
+        double sd_near = mt_robust_sd(lo, nl), sd_far = mt_robust_sd(hi, nh);
         double w = (double)nl / (double)n; /* near share */
         double in_near = (1 - w) * 0.5 * erfc((far - thr) / (sd_far * M_SQRT2)) / w;
         double in_far = w * 0.5 * erfc((thr - near) / (sd_near * M_SQRT2)) / (1 - w);
@@ -246,6 +239,34 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
     return MT_OK;
 }
 
+/* The sector from the spacing of cold misses, as mt_measure_sector finds
+ * it, on the same chain (4 KiB at a 4 B stride, cold); and from the same
+ * samples, the spread of single DRAM latencies (every miss of this chain
+ * goes to DRAM), by which the DRAM probe judges how well its aggregate
+ * chains pin the DRAM latency without running more of them (probe_dram.c). */
+#define L2_SECTOR_FOOTPRINT 4096u
+static mt_err sector_and_dram_spread(mt_probe_ctx *c, double miss_threshold, mt_spacing *sp)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, L2_SECTOR_FOOTPRINT, 4, 0,
+                                   L2_SECTOR_FOOTPRINT / 4, MT_MODE_FINE);
+    if (e.loads > c->dev.max_fine_loads)
+        e.loads = c->dev.max_fine_loads;
+    size_t n;
+    double *x;
+    mt_err err = mt_run_fine(c, &e, &x, &n);
+    if (err != MT_OK)
+        return err;
+    mt_miss_spacing(x, n, 4, miss_threshold, sp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > miss_threshold)
+            x[k++] = x[i];
+    c->cs[MT_CACHE_DRAM].load_sd = k ? mt_robust_sd(x, k) : 0;
+    c->cs[MT_CACHE_DRAM].load_sd_n = k;
+    free(x);
+    return MT_OK;
+}
+
 /* Findings that check each other: a far-partition class while the capacity
  * test sees no partitioning is an impossible combination.  The capacity test
  * counts evictions, the class split only latencies, so the far class loses:
@@ -336,7 +357,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
 
     mt_spacing sp;
     mt_progress(c, "L2 sector from cold misses");
-    if ((err = mt_measure_sector(c, MT_PATH_GLOBAL_CG, s->hit_threshold, 4096, &sp)) != MT_OK)
+    if ((err = sector_and_dram_spread(c, s->hit_threshold, &sp)) != MT_OK)
         return err;
     if (sp.found) {
         s->sector = sp.spacing_bytes;
