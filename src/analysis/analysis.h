@@ -163,6 +163,11 @@ typedef struct {
 mt_err mt_miss_excess_test(const double *ref, size_t nref, const double *test,
                            size_t ntest, double hit_threshold, double alpha,
                            mt_miss_excess *out);
+/* The same question with the reference's count a draw too (miss_two_sample.c):
+ * P(X >= misses_test) for X ~ Binomial(misses_ref + misses_test,
+ * n_test / (n_ref + n_test)); 1 when neither sample has a miss. */
+double mt_miss_excess_two_sample_p(size_t misses_ref, size_t n_ref, size_t misses_test,
+                                   size_t n_test);
 
 /* ---------- mean latency of the misses of a mixed chain ----------
  * A chain meant to miss a cache may keep some hits (random replacement, a
@@ -246,5 +251,19 @@ typedef struct {
 } mt_capacity;
 mt_err mt_capacity_from_sweep(const uint64_t *footprints, const double *matrix,
                               size_t rows, size_t cols, double alpha, mt_capacity *out);
+
+/* ---------- precision of a median ----------
+ * Distribution-free confidence interval of the median of n independent
+ * samples: [lo, hi] are the k-th smallest and k-th largest sample for the
+ * largest k whose coverage 1 - 2 P(Binomial(n, 1/2) <= k - 1) is at least
+ * `level` (0 < level < 1).  `level` in the result is the coverage reached:
+ * below the one asked for only when n is too small (fewer than 6 samples
+ * for 95%), and then lo, hi are the extremes. */
+typedef struct {
+    size_t n;
+    double median, lo, hi;
+    double level;
+} mt_median_interval;
+mt_err mt_median_ci(const double *x, size_t n, double level, mt_median_interval *out);
 
 #endif

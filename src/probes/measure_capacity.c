@@ -297,6 +297,15 @@ static void note_resident(mt_cap_result *out, const mt_cap_request *q, const uin
     }
 }
 
+/* The counts behind p_detect (mt_cap_result). */
+static void note_edge(mt_cap_result *out, const mt_miss_excess *m, size_t nref)
+{
+    out->edge_misses_ref = m->misses_ref;
+    out->edge_n_ref = nref;
+    out->edge_misses = m->misses_test;
+    out->edge_n = m->n_test;
+}
+
 static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, size_t *nref)
 {
     /* As many loads as the backend times in one run: the binomial test's
@@ -376,6 +385,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     uint64_t lo = first ? pts[first - 1] : q->ref_footprint, hi = pts[first];
     out->p_detect = miss[first].p_value;
+    note_edge(out, &miss[first], nref);
     out->share_beyond = first + 1 < np && miss[first + 1].n_test
                             ? (double)miss[first + 1].misses_test / (double)miss[first + 1].n_test
                             : NAN;
@@ -420,6 +430,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
             lo = pts[j - 1];
         hi = pts[j];
         out->p_detect = miss[j].p_value;
+        note_edge(out, &miss[j], nref);
     }
     out->lo = lo;
     out->hi = hi;

@@ -40,6 +40,10 @@ typedef struct {
     bool size_is_bound; /* size is only a lower bound */
     double latency;     /* hit latency, cycles (L2: the near partition's) */
     double agg_latency; /* L2 only: aggregate latency over both partitions */
+    /* DRAM only: robust sd of single cold-miss latencies and how many misses
+     * gave it (the L2 probe's sector chain); 0 when not measured. */
+    double load_sd;
+    size_t load_sd_n;
 } mt_cache_state;
 
 struct mt_probe_ctx {
@@ -176,6 +180,10 @@ typedef struct {
      * the lap's start, so whatever the policy, a cache holds at least this
      * many lines (the pigeonhole bound the line probe checks its ratio by). */
     double most_resident;
+    /* Counts of the comparison that placed hi (p_detect's): the reference's
+     * misses of its loads and the first-miss footprint's, for a test that
+     * takes the reference's count as a draw too (mt_miss_excess_two_sample_p). */
+    size_t edge_misses_ref, edge_n_ref, edge_misses, edge_n;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

@@ -1,11 +1,14 @@
 /* L2: size from the driver; hit latency, near/far partitions, sector and
  * line measured through ld.global.cg (which bypasses the L1). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/chain.h"
 #include "confidence.h"
+#include "latency_precision.h"
 #include "probe_internal.h"
 
 #define L2_HIT_FOOTPRINT (4ull << 20)
@@ -43,6 +46,101 @@
  * there means no capacity edge was found. */
 #define PARTITION_EDGE_MIN_SHARE 0.25
 
+/* Each line of the chain is homed in one partition, so all samples of one
+ * element share its class.  When the fine samples cover the chain this
+ * many times, the classes are split on the per-element medians: over k
+ * laps the noise of a median shrinks by about sqrt(k), which separates
+ * near and far partitions that a per-sample split sees as one bell curve
+ * (a 31-cycle gap under 17 cycles of noise).  3 laps are the fewest whose
+ * median ignores one timer outlier. */
+#define L2_ELEMENT_MIN_LAPS 3
+
+/* The values the near/far split runs on: the per-element medians when the
+ * samples cover the chain L2_ELEMENT_MIN_LAPS times or more (*elements =
+ * their count), else a copy of the samples themselves (*elements = 0).
+ * Samples k, k + E, k + 2E ... are element k: the fine chase measures the
+ * chain in order from element 0 after whole warm-up laps (backend.h). */
+static double *split_values(const double *x, size_t n, uint64_t chain_elements, size_t *nv,
+                            size_t *elements)
+{
+    size_t laps = chain_elements ? n / chain_elements : 0;
+    *elements = laps >= L2_ELEMENT_MIN_LAPS ? (size_t)chain_elements : 0;
+    *nv = *elements ? *elements : n;
+    double *v = malloc((*nv ? *nv : 1) * sizeof *v);
+    double *one = malloc((laps + 1) * sizeof *one);
+    if (!v || !one) {
+        free(v);
+        free(one);
+        return NULL;
+    }
+    if (!*elements)
+        memcpy(v, x, n * sizeof *v);
+    for (size_t k = 0; k < *elements; k++) {
+        size_t m = 0;
+        for (size_t i = k; i < n; i += *elements)
+            one[m++] = x[i];
+        v[k] = mt_median(one, m);
+    }
+    free(one);
+    return v;
+}
+
+/* Expected share of foreign members in either class of values split at
+ * thr: the tail of each class, as a Gaussian of its robust spread, that
+ * crosses the cut, relative to the other class's size. */
+static double foreign_share(const double *v, size_t n, double thr)
+{
+    double *lo = malloc((n ? n : 1) * sizeof *lo), *hi = malloc((n ? n : 1) * sizeof *hi);
+    if (!lo || !hi) {
+        free(lo);
+        free(hi);
+        return 1; /* unknown: counts as overlapping */
+    }
+    size_t nl = 0, nh = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] > thr)
+            hi[nh++] = v[i];
+        else
+            lo[nl++] = v[i];
+    }
+    double foreign = 1;
+    if (nl && nh) {
+        double near = mt_median(lo, nl), far = mt_median(hi, nh);
+        double sd_near = mt_robust_sd(lo, nl), sd_far = mt_robust_sd(hi, nh);
+        double w = (double)nl / (double)n; /* near share */
+        double in_near = (1 - w) * 0.5 * erfc((far - thr) / (sd_far * M_SQRT2)) / w;
+        double in_far = w * 0.5 * erfc((thr - near) / (sd_near * M_SQRT2)) / (1 - w);
+        foreign = in_near > in_far ? in_near : in_far;
+    }
+    free(lo);
+    free(hi);
+    return foreign;
+}
+
+/* The near or far finding: the median of a class's samples, with its
+ * precision (latency_precision.h); overlapping classes are flagged. */
+static mt_err class_finding(mt_probe_ctx *c, const double *x, size_t n, double conf, bool apart,
+                            mt_finding *f, double *median, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+static mt_err class_finding(mt_probe_ctx *c, const double *x, size_t n, double conf, bool apart,
+                            mt_finding *f, double *median, const char *fmt, ...)
+{
+    mt_median_interval ci;
+    mt_err err = mt_median_ci(x, n, MT_LATENCY_CI_LEVEL, &ci);
+    if (err != MT_OK)
+        return mt_fail(c->ei, err, "L2 latency class: %s", mt_strerror(err));
+    char note[sizeof f->note];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note, sizeof note, fmt, ap);
+    va_end(ap);
+    *f = mt_find_value(ci.median, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split",
+                       apart ? conf : MT_CONF_INCONSISTENT, "%s", note);
+    mt_finding_set_precision(f, &ci);
+    *median = ci.median;
+    return MT_OK;
+}
+
 /* Warm chain resident in the L2: its fine samples split into a near and a far
  * class when the L2 has partitions with different distances to this SM. */
 static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
@@ -58,14 +156,18 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
     mt_err err = mt_run_fine(c, &e, &x, &n);
     if (err != MT_OK)
         return err;
-    double *t = malloc((n ? n : 1) * sizeof *t);
-    if (!t) {
+    size_t nv, elements;
+    double *v = split_values(x, n, mt_chain_elements(&e.chain[0]), &nv, &elements);
+    double *t = malloc((nv ? nv : 1) * sizeof *t);
+    if (!v || !t) {
+        free(v);
+        free(t);
         free(x);
         return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     }
-    memcpy(t, x, n * sizeof *t);
-    (void)mt_drop_slowest_percent(t, n); /* sorts; the share cut here is wider */
-    size_t keep = n - (size_t)(L2_SPLIT_DROP_SHARE * (double)n);
+    memcpy(t, v, nv * sizeof *t);
+    (void)mt_drop_slowest_percent(t, nv); /* sorts; the share cut here is wider */
+    size_t keep = nv - (size_t)(L2_SPLIT_DROP_SHARE * (double)nv);
     mt_split sp;
     if (keep < 2 || mt_split_two_classes(t, keep, &sp) != MT_OK) { /* one class */
         memset(&sp, 0, sizeof sp);
@@ -75,7 +177,7 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
                  sp.high_fraction <= 1 - NEAR_MIN_SHARE;
     /* Otsu halves even one bell curve; with noise above ~5 cycles the halves
      * pass the class gap.  Two partitions must be two populations (BIC test,
-     * on the same samples as the split). */
+     * on the same values as the split). */
     mt_bimodality bm = {0};
     if (parts)
         parts = mt_bimodality_test(t, keep, sp.threshold, &bm) == MT_OK && bm.two_classes;
@@ -87,49 +189,80 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
         if (!lo || !hi) {
             free(lo);
             free(hi);
+            free(v);
             free(x);
             return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
         }
+        /* A sample's class is its element's (or its own value's). */
         for (size_t i = 0; i < n; i++) {
-            if (x[i] > sp.threshold)
+            if ((elements ? v[i % elements] : x[i]) > sp.threshold)
                 hi[nh++] = x[i];
             else
                 lo[nl++] = x[i];
         }
-        near = mt_median(lo, nl);
-        far = mt_median(hi, nh);
-        /* hit threshold - median = MT_HIT_MARGIN_MADS robust sds (or the
-         * minimum class gap): the robust sd of each class from it */
         s->hit_threshold = mt_hit_threshold(hi, nh);
-        double sd_far = (s->hit_threshold - far) / MT_HIT_MARGIN_MADS;
-        double sd_near = (mt_hit_threshold(lo, nl) - near) / MT_HIT_MARGIN_MADS;
-        double w = (double)nl / (double)n; /* near share */
-        double in_near = (1 - w) * 0.5 * erfc((far - sp.threshold) / (sd_far * M_SQRT2)) / w;
-        double in_far = w * 0.5 * erfc((sp.threshold - near) / (sd_near * M_SQRT2)) / (1 - w);
-        double foreign = in_near > in_far ? in_near : in_far;
+        double foreign = foreign_share(v, nv, sp.threshold);
         bool apart = foreign <= NEAR_FAR_MAX_FOREIGN;
+        char per[64] = "";
+        if (elements)
+            snprintf(per, sizeof per, " (split on the medians of %zu lines)", elements);
+        mt_finding f, g;
+        err = class_finding(
+            c, hi, nh, MT_CONF_FAR_CLASS, apart, &f, &far,
+            "median of the slower class (%.0f%% of %zu L2-resident lines%s, Otsu threshold %.0f, "
+            "two populations by BIC: delta %.0f >= %g), SM 0, timer overhead removed%s",
+            100 * sp.high_fraction, n, per, sp.threshold, bm.delta_bic, MT_BIMODAL_MIN_DELTA_BIC,
+            apart ? "" : "; the classes overlap, so their medians lean");
+        if (err == MT_OK)
+            err = class_finding(c, lo, nl, MT_CONF_NEAR_CLASS, apart, &g, &near,
+                                "near-partition hit latency from SM 0 (median of the faster "
+                                "class); far partition %.0f cycles; expected foreign share of a "
+                                "class %.2g (overlap above %g)",
+                                far, foreign, NEAR_FAR_MAX_FOREIGN);
         free(lo);
         free(hi);
-        mt_finding f = mt_find_value(
-            far, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split",
-            apart ? MT_CONF_FAR_CLASS : MT_CONF_INCONSISTENT,
-            "median of the slower class (%.0f%% of %zu L2-resident lines, Otsu threshold %.0f, "
-            "two populations by BIC: delta %.0f >= %g), SM 0, timer overhead removed%s",
-            100 * sp.high_fraction, n, sp.threshold, bm.delta_bic, MT_BIMODAL_MIN_DELTA_BIC,
-            apart ? "" : "; the classes overlap, so their medians lean");
+        if (err != MT_OK) {
+            free(v);
+            free(x);
+            return err;
+        }
         mt_set(c, "l2", "far_latency", &f);
-        f = mt_find_value(near, "cycles", MT_SRC_MEASURED, "pchase-fine near/far split",
-                          apart ? MT_CONF_NEAR_CLASS : MT_CONF_INCONSISTENT,
-                          "near-partition hit latency from SM 0 (median of the faster class); "
-                          "far partition %.0f cycles; expected foreign share of a class %.2g "
-                          "(overlap above %g)", far, foreign, NEAR_FAR_MAX_FOREIGN);
-        mt_set(c, "l2", "latency", &f);
+        mt_set(c, "l2", "latency", &g);
     } else {
         near = mt_median(x, n);
         s->hit_threshold = mt_hit_threshold(x, n);
     }
     s->hit_fine = near;
     s->hit_known = true;
+    free(v);
+    free(x);
+    return MT_OK;
+}
+
+/* The sector from the spacing of cold misses, as mt_measure_sector finds
+ * it, on the same chain (4 KiB at a 4 B stride, cold); and from the same
+ * samples, the spread of single DRAM latencies (every miss of this chain
+ * goes to DRAM), by which the DRAM probe judges how well its aggregate
+ * chains pin the DRAM latency without running more of them (probe_dram.c). */
+#define L2_SECTOR_FOOTPRINT 4096u
+static mt_err sector_and_dram_spread(mt_probe_ctx *c, double miss_threshold, mt_spacing *sp)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, L2_SECTOR_FOOTPRINT, 4, 0,
+                                   L2_SECTOR_FOOTPRINT / 4, MT_MODE_FINE);
+    if (e.loads > c->dev.max_fine_loads)
+        e.loads = c->dev.max_fine_loads;
+    size_t n;
+    double *x;
+    mt_err err = mt_run_fine(c, &e, &x, &n);
+    if (err != MT_OK)
+        return err;
+    mt_miss_spacing(x, n, 4, miss_threshold, sp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > miss_threshold)
+            x[k++] = x[i];
+    c->cs[MT_CACHE_DRAM].load_sd = k ? mt_robust_sd(x, k) : 0;
+    c->cs[MT_CACHE_DRAM].load_sd_n = k;
     free(x);
     return MT_OK;
 }
@@ -188,6 +321,9 @@ static mt_err probe_l2(mt_probe_ctx *c)
                       "L2: a partition edge must make this share of a chain twice as large miss");
     mt_note_threshold(c, "PARTITION_MAX_SHARE", PARTITION_MAX_SHARE,
                       "L2: one SM sees a partition if it can use at most this share of the L2");
+    mt_note_threshold(c, "L2_ELEMENT_MIN_LAPS", L2_ELEMENT_MIN_LAPS,
+                      "L2: laps of the hit chain from which the near/far split uses line medians");
+    mt_note_latency_precision(c);
     mt_note_threshold(c, "MT_BIMODAL_MIN_DELTA_BIC", MT_BIMODAL_MIN_DELTA_BIC,
                       "two latency classes are two populations if BIC prefers two Gaussians by this");
     mt_progress(c, "L2 hit latency and partitions");
@@ -221,7 +357,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
 
     mt_spacing sp;
     mt_progress(c, "L2 sector from cold misses");
-    if ((err = mt_measure_sector(c, MT_PATH_GLOBAL_CG, s->hit_threshold, 4096, &sp)) != MT_OK)
+    if ((err = sector_and_dram_spread(c, s->hit_threshold, &sp)) != MT_OK)
         return err;
     if (sp.found) {
         s->sector = sp.spacing_bytes;
@@ -277,6 +413,18 @@ static mt_err probe_l2(mt_probe_ctx *c)
                          "edge, the first misses were outliers",
                          100 * small.share_beyond);
     }
+    /* Without the confirmation sweep, the first-miss test alone places the
+     * edge, and it takes the reference's miss count as exact: timer
+     * outliers alone can make a footprint that fits look like the first to
+     * miss (36 vs 58 outliers in 8192 loads).  The edge must also hold with
+     * the reference's count a draw too. */
+    double p_two = mt_miss_excess_two_sample_p(small.edge_misses_ref, small.edge_n_ref,
+                                               small.edge_misses, small.edge_n);
+    if (f.kind == MT_FIND_VALUE && p_two >= MT_KS_ALPHA)
+        mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                         "first misses %zu vs the reference's %zu: two-sample p %.2g >= %g, the "
+                         "edge may lie further",
+                         small.edge_misses, small.edge_misses_ref, p_two, MT_KS_ALPHA);
     mt_set(c, "l2", "partition_size", &f);
     contradict_far_class(c, f.kind == MT_FIND_ABSENT);
     contradict_one_class(c, f.kind == MT_FIND_VALUE);
