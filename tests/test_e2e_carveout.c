@@ -1,9 +1,12 @@
 /* End to end on the simulator: the carveout sweep (probe_carveout.c,
  * --carveout all) on every spec of tests/specs-carveout/.  Truth: the size
  * of the cache serving ld.global.ca under each carveout the spec lists
- * (unified - carveout, or the fixed size), within one line; the fitted
- * slope exactly -1 for a unified L1 and 0 for a fixed one; the offset the
- * unified array (or the fixed size) within one line. */
+ * (unified - carveout, or the fixed size).  For LRU, FIFO and tree
+ * pseudo-LRU with modulo sets: each size within one line, the fitted slope
+ * exactly -1 for a unified L1 and 0 for a fixed one, the offset the unified
+ * array (or the fixed size) within one line.  Otherwise (random, xor) the
+ * contract: sizes within 3%, a range holding the truth, or flagged; the
+ * slope within 2%. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,11 @@
 
 /* Least squares over sizes exact to the byte gives the slope to rounding. */
 #define SLOPE_EXACT 1e-9
+/* Other policies and indexes (random, xor): sizes within 3% or a range
+ * holding the truth, or flagged (e2e_truth.h's contract), and the slope
+ * within 2% (issue 8's criterion for the H100). */
+#define SIZE_SHARE 0.03
+#define SLOPE_SHARE 0.02
 
 /* The probes the sweep plans: calibration, what it requires, itself. */
 static void sweep_options(const mt_device_info *d, mt_probe_options *o)
@@ -62,7 +70,6 @@ static void check_sweep(const char *path, void *user)
     bool exact = cs->index == MT_SIM_INDEX_MODULO &&
                  (cs->repl == MT_SIM_REPL_LRU || cs->repl == MT_SIM_REPL_FIFO ||
                   cs->repl == MT_SIM_REPL_PLRU);
-    assert_true(exact); /* every spec of the folder is one such */
     for (int i = 0; i < t->dev.n_carveouts; i++) {
         uint32_t smem = t->dev.carveout_smem_options[i];
         char name[MT_NAME_LEN];
@@ -71,10 +78,14 @@ static void check_sweep(const char *path, void *user)
         if (!f)
             fail_msg("%s: no l1d.%s", path, name);
         double want = (double)mt_sim_cache_size(cs, smem);
-        if (f->kind != MT_FIND_VALUE || fabs(f->value - want) > cs->line ||
-            f->confidence < MT_TRUTH_TRUSTED)
-            fail_msg("%s: l1d.%s is %s %g (conf %.2f), want %g within %u B", path, name,
-                     mt_finding_kind_name(f->kind), f->value, f->confidence, want, cs->line);
+        double tol = exact ? cs->line : SIZE_SHARE * want;
+        bool right = f->kind == MT_FIND_VALUE && fabs(f->value - want) <= tol &&
+                     f->confidence >= MT_TRUTH_TRUSTED;
+        bool honest = !exact && (f->confidence < MT_TRUTH_TRUSTED ||
+                                 (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi));
+        if (!right && !honest)
+            fail_msg("%s: l1d.%s is %s %g (conf %.2f), want %g within %g B", path, name,
+                     mt_finding_kind_name(f->kind), f->value, f->confidence, want, tol);
     }
     const mt_finding *slope = mt_topology_get(t, "l1d", "carveout_slope");
     const mt_finding *offset = mt_topology_get(t, "l1d", "carveout_unified");
@@ -84,10 +95,10 @@ static void check_sweep(const char *path, void *user)
     assert_int_equal(offset->kind, MT_FIND_VALUE);
     double want_slope = cs->unified ? -1.0 : 0.0;
     double want_offset = (double)(cs->unified ? cs->unified : cs->size);
-    if (fabs(slope->value - want_slope) > SLOPE_EXACT)
+    if (fabs(slope->value - want_slope) > (exact ? SLOPE_EXACT : SLOPE_SHARE))
         fail_msg("%s: slope %.12g, want %g", path, slope->value, want_slope);
-    if (fabs(offset->value - want_offset) > cs->line)
-        fail_msg("%s: offset %.1f, want %g within one line", path, offset->value, want_offset);
+    if (fabs(offset->value - want_offset) > (exact ? cs->line : SIZE_SHARE * want_offset))
+        fail_msg("%s: offset %.1f, want %g", path, offset->value, want_offset);
     assert_true(slope->confidence >= MT_TRUTH_TRUSTED);
     /* The note says how many points the line rests on. */
     char used[64];
@@ -109,7 +120,7 @@ static void test_sweeps(void **state)
     int n = for_each_spec("tests/specs-carveout", check_sweep, NULL);
     if (n < 0)
         fail_msg("cannot open tests/specs-carveout");
-    assert_true(n >= 4);
+    assert_true(n >= 5);
 }
 
 /* One carveout (no sweep): its size, and no line. */

@@ -76,7 +76,9 @@ static mt_err size_at(mt_probe_ctx *c, uint32_t smem, int percent, uint64_t hint
         .fit_threshold = s->hit_threshold, .ref_min_bytes = REF_MIN_ELEMENTS * stride,
         .set_carveout = 1, .carveout_percent = percent,
     };
-    mt_progress(c, "L1 size at a carveout of %u B shared memory (preference %d%%)", smem, percent);
+    char nm[24];
+    carveout_name(smem, nm, sizeof nm);
+    mt_progress(c, "L1 size at a carveout of %s shared memory (preference %d%%)", nm, percent);
     return mt_capacity_search(c, &q, cap);
 }
 
@@ -174,15 +176,15 @@ static mt_err run_carveout(mt_probe_ctx *c)
              * listing a carveout no preference reaches): not measurable. */
             *f = (mt_finding){.kind = MT_FIND_NONE, .source = MT_SRC_MEASURED};
             snprintf(f->note, sizeof f->note,
-                     "no carveout preference (0..100%%) gives %u B of shared memory", smem);
+                     "no carveout preference (0..100%%) gives %s of shared memory", nm);
         } else {
             mt_cap_result cap;
             mt_err err = size_at(c, smem, percent, hint, &cap);
             if (err != MT_OK)
                 return err;
             *f = mt_capacity_finding(&cap, mt_path_name(mt_cache_path(MT_CACHE_L1D)));
-            mt_finding_append_note(f, "carveout %u B shared memory (preference %d%%)", smem,
-                                   percent);
+            mt_finding_append_note(f, "carveout: %s of shared memory per SM (preference %d%%)",
+                                   nm, percent);
             if (cap.kind == MT_FIND_VALUE || cap.kind == MT_FIND_RANGE)
                 hint = cap.lo; /* the next, larger carveout leaves at most this */
         }
