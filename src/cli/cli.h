@@ -11,6 +11,20 @@
 #include "../core/error.h"
 #include "../probes/probe.h"
 
+/* --carveout VALUE as given (cli_carveout.c): which carveouts it means
+ * depends on the device, known only once the backend is open. */
+typedef enum {
+    MT_CLI_CARVEOUT_NONE = 0, /* no --carveout: the carveout probe does not run */
+    MT_CLI_CARVEOUT_KIB,      /* value KiB of shared memory: one the device lists */
+    MT_CLI_CARVEOUT_PERCENT,  /* value percent: a preference the device rounds up */
+    MT_CLI_CARVEOUT_ALL,      /* every carveout the device lists, and the fit */
+} mt_cli_carveout_kind;
+
+typedef struct {
+    mt_cli_carveout_kind kind;
+    uint32_t value;
+} mt_cli_carveout;
+
 typedef struct {
     int device;            /* --device N (default 0) */
     bool device_given;
@@ -25,11 +39,21 @@ typedef struct {
     bool quiet;
     bool help, version, list_presets;
     mt_probe_options probes;
+    mt_cli_carveout carveout; /* --carveout */
     char command_line[512];
 } mt_cli;
 
 /* Parses argv.  On error returns MT_ERR_INVALID_ARG with a one-line message. */
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *out, mt_errinfo *ei);
+
+/* --carveout's syntax: "100" or "100KiB" (KiB of shared memory), "40%"
+ * (a preference 0..100), or "all".  MT_ERR_INVALID_ARG otherwise. */
+mt_err mt_cli_parse_carveout(const char *arg, mt_cli_carveout *out, mt_errinfo *ei);
+/* The carveouts req means on device d, into o (carveout_smem, n_carveouts,
+ * carveout_sweep).  MT_ERR_INVALID_ARG, naming the device's carveouts, for
+ * a size the device does not list or a device that lists none. */
+mt_err mt_cli_apply_carveout(const mt_cli_carveout *req, const mt_device_info *d,
+                             mt_probe_options *o, mt_errinfo *ei);
 
 /* Writes the --help text. */
 void mt_cli_usage(FILE *f);

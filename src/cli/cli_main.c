@@ -256,6 +256,9 @@ static int run(const mt_cli *o)
     }
 
     mt_probe_options popt = o->probes;
+    /* --carveout names carveouts of this device: known only now. */
+    if ((err = mt_cli_apply_carveout(&o->carveout, &topo->dev, &popt, &ei)) != MT_OK)
+        goto fail_early;
     if (o->replay) {
         mt_recording_info ri;
         if (mt_replay_recording_info(be, &ri, &ei) == MT_OK)

@@ -40,7 +40,13 @@ void mt_cli_usage(FILE *f)
         for (size_t i = 0; i < n; i++)
             if (!order[i]->always)
                 fprintf(f, "  %-12s %s\n", order[i]->name, order[i]->summary);
-    fputs("      --seed N          seed of the simulator's noise (with --sim)\n"
+    fputs("      --carveout VALUE  also size the L1 data cache at a shared-memory carveout\n"
+          "                        (opt-in probe carveout): VALUE is KiB of shared memory\n"
+          "                        per SM, one the device lists (100 or 100KiB), a\n"
+          "                        preference the device rounds up to one (40%), or 'all':\n"
+          "                        every carveout it lists, and the line the sizes follow\n"
+          "                        (slope, and offset = the unified L1/shared array)\n"
+          "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
           "  -j, --json FILE|-     write the topology as JSON (schema/memtopo-report.schema.json)\n"
@@ -63,7 +69,7 @@ void mt_cli_usage(FILE *f)
 /* Far above any machine's GPU count; only bounds the parse. */
 #define MT_CLI_MAX_DEVICE 1024
 
-enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV };
+enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -75,6 +81,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {"list-presets", no_argument, 0, OPT_LIST_PRESETS},
         {"csv", required_argument, 0, OPT_CSV},
+        {"carveout", required_argument, 0, OPT_CARVEOUT},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -105,6 +112,12 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_CSV: o->csv = optarg; break;
         case 'o': {
             mt_err e = mt_probe_parse_only(optarg, &o->probes, ei);
+            if (e != MT_OK)
+                return e;
+            break;
+        }
+        case OPT_CARVEOUT: {
+            mt_err e = mt_cli_parse_carveout(optarg, &o->carveout, ei);
             if (e != MT_OK)
                 return e;
             break;

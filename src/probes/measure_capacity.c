@@ -50,7 +50,7 @@ static mt_experiment cap_exp(const mt_probe_ctx *c, const mt_cap_request *q, uin
 {
     mt_experiment e = mt_exp_chase(q->path, fp, q->stride, 1, loads_for(c, fp, q->stride), MT_MODE_FINE);
     e.chain[0].thread = q->thread;
-    return e;
+    return q->set_carveout ? mt_exp_with_carveout(e, q->carveout_percent) : e;
 }
 
 /* Runs footprints fps[0..n-1]; writes the miss test of each against ref into

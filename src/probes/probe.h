@@ -28,6 +28,7 @@
 #include "../topology/topology.h"
 
 typedef struct mt_probe_ctx mt_probe_ctx;
+typedef struct mt_probe_options mt_probe_options;
 
 /* An object a probe reports on (created in every run, so that the report
  * shows every row even when the probe did not run). */
@@ -38,7 +39,12 @@ typedef struct {
     int order;      /* position in the report (objects of all probes sorted by it) */
 } mt_object_decl;
 
-/* A finding a probe or derivation may set: "object.finding" and its label. */
+/* A finding a probe or derivation may set: "object.finding" and its label.
+ * An id ending in '*' declares a FAMILY of findings whose names the probe
+ * completes at run time (one per carveout it was asked for: the set is not
+ * known before the device is): "l1d.size_at_carveout_*" lets it set
+ * "l1d.size_at_carveout_100KiB", labelled "<label> 100KiB".  Families
+ * cannot be required (their members are not known in advance). */
 typedef struct {
     const char *id;    /* "l2.partition_size" */
     const char *label; /* "partition size (measured)" */
@@ -57,6 +63,11 @@ typedef struct {
     const mt_finding_decl *provides; /* terminated by {NULL} */
     const char *const *requires;     /* "object.finding" ids, NULL-terminated; may be NULL */
     mt_err (*run)(mt_probe_ctx *c);
+    /* NULL: part of the default run and selectable with --only.  Otherwise
+     * the probe is OPT-IN: it runs (with what it requires) exactly when
+     * this says its own option asked for it (e.g. --carveout), is never
+     * selected by --only and is not listed among the --only names. */
+    bool (*requested)(const mt_probe_options *o);
 } mt_probe_desc;
 
 typedef struct {
@@ -78,7 +89,11 @@ const mt_probe_desc *mt_probe_find(const char *name);
 
 typedef void (*mt_progress_fn)(void *user, const char *probe, const char *what);
 
-typedef struct {
+/* The most carveouts one run measures the L1 at (--carveout all: every
+ * carveout the device lists). */
+#define MT_PROBE_MAX_CARVEOUTS MT_MAX_CARVEOUTS
+
+typedef struct mt_probe_options {
     /* Names of the probes to run (NULL-terminated list of registry names);
      * NULL = every probe.  What they require is added by the runner. */
     const char *only[MT_MAX_PROBES + 1];
@@ -93,6 +108,15 @@ typedef struct {
      * the signal's number here; checked between batches, so a batch that
      * has started finishes first. */
     volatile sig_atomic_t *stop;
+    /* --carveout (the opt-in carveout probe, probe_carveout.c): the shared
+     * memory per SM, in bytes, of each carveout to measure the L1 data
+     * cache at, ascending and each one the device lists
+     * (mt_device_info.carveout_smem_options); n_carveouts == 0: not asked.
+     * carveout_sweep: every carveout the device lists was asked for
+     * (--carveout all), so the probe also fits the size against them. */
+    uint32_t carveout_smem[MT_PROBE_MAX_CARVEOUTS];
+    int n_carveouts;
+    bool carveout_sweep;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

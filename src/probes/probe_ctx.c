@@ -222,15 +222,36 @@ const char *mt_split_finding_id(const char *id, char *key, size_t n)
 }
 
 /* The declaration of "key.name" among the running probe's provides. */
-static const mt_finding_decl *declared(const mt_probe_ctx *c, const char *key, const char *name)
+bool mt_finding_id_is_family(const char *id)
 {
+    size_t n = strlen(id);
+    return n > 0 && id[n - 1] == '*';
+}
+
+/* The declaration of "key.name" among the running probe's provides: an
+ * exact id, or a family ("key.prefix*") whose prefix name starts with and
+ * does not end at (*rest: what the probe added, else NULL). */
+static const mt_finding_decl *declared(const mt_probe_ctx *c, const char *key, const char *name,
+                                       const char **rest)
+{
+    *rest = NULL;
     if (!c->desc || !c->desc->provides)
         return NULL;
     for (const mt_finding_decl *d = c->desc->provides; d->id; d++) {
         char k[64];
         const char *n = mt_split_finding_id(d->id, k, sizeof k);
-        if (n && strcmp(k, key) == 0 && strcmp(n, name) == 0)
+        if (!n || strcmp(k, key) != 0)
+            continue;
+        if (!mt_finding_id_is_family(d->id)) {
+            if (strcmp(n, name) == 0)
+                return d;
+            continue;
+        }
+        size_t plen = strlen(n) - 1;
+        if (strncmp(n, name, plen) == 0 && name[plen]) {
+            *rest = name + plen;
             return d;
+        }
     }
     return NULL;
 }
@@ -239,15 +260,19 @@ void mt_set(mt_probe_ctx *c, const char *key, const char *name, const mt_finding
 {
     if (c->set_err != MT_OK)
         return;
-    const mt_finding_decl *d = declared(c, key, name);
+    const char *rest;
+    const mt_finding_decl *d = declared(c, key, name, &rest);
     if (!d) {
         c->set_err = mt_fail(&c->set_ei, MT_ERR_INVALID_ARG,
                              "probe %s set %s.%s, which its descriptor does not declare",
                              c->desc ? c->desc->name : "?", key, name);
         return;
     }
+    /* A family member's label is the family's, then what the probe added. */
+    char label[MT_LABEL_LEN];
+    snprintf(label, sizeof label, "%s%s%s", d->label, rest ? " " : "", rest ? rest : "");
     mt_object *o = mt_topology_object(c->topo, key);
-    mt_err err = o ? mt_object_set(o, name, d->label, f)
+    mt_err err = o ? mt_object_set(o, name, label, f)
                    : mt_fail(&c->set_ei, MT_ERR_INVALID_ARG, "no object %s", key);
     if (err != MT_OK) {
         c->set_err = err;

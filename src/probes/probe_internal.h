@@ -125,6 +125,8 @@ void mt_set(mt_probe_ctx *c, const char *key, const char *name, const mt_finding
  * returns the finding name, or NULL when there is no dot or the key does not
  * fit in n bytes. */
 const char *mt_split_finding_id(const char *id, char *key, size_t n);
+/* 1 when a declared finding id is a family ("l1d.size_at_carveout_*", probe.h). */
+bool mt_finding_id_is_family(const char *id);
 const mt_finding *mt_get(const mt_probe_ctx *c, const char *key, const char *name);
 /* Marks an object as measured by this run. */
 void mt_mark_probed(mt_probe_ctx *c, const char *key);
@@ -155,6 +157,10 @@ typedef struct {
      * it fits, down to ref_min_bytes.  0: the reference is taken as given. */
     double fit_threshold;
     uint64_t ref_min_bytes;
+    /* > 0: every experiment of the search requests the shared-memory
+     * carveout carveout_percent (mt_exp_with_carveout); 0: the default. */
+    int set_carveout;
+    int carveout_percent;
 } mt_cap_request;
 
 typedef struct {

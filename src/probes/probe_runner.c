@@ -51,7 +51,7 @@ void mt_probe_names(char *buf, size_t n)
     if (n)
         buf[0] = '\0';
     for (size_t i = 0; i < np && len < n; i++)
-        if (!all[i]->always)
+        if (!all[i]->always && !all[i]->requested)
             len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", all[i]->name);
 }
 
@@ -64,7 +64,7 @@ mt_err mt_probe_parse_only(const char *list, mt_probe_options *o, mt_errinfo *ei
     size_t k = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const mt_probe_desc *d = mt_probe_find(tok);
-        if (!d || d->always) {
+        if (!d || d->always || d->requested) { /* opt-in probes come with their option */
             mt_probe_names(names, sizeof names);
             return mt_fail(ei, MT_ERR_INVALID_ARG, "--only: unknown probe '%.60s' (known: %s)",
                            tok, names);
@@ -109,7 +109,8 @@ mt_err mt_probe_plan(const mt_probe_options *opt, const mt_probe_desc **order, s
     size_t n = by_rank(all);
     bool want[MT_MAX_PROBES] = {false}, placed[MT_MAX_PROBES] = {false};
     for (size_t i = 0; i < n; i++)
-        want[i] = all[i]->always || !opt->only_set || in_list(opt->only, all[i]->name);
+        want[i] = all[i]->requested ? all[i]->requested(opt)
+                                    : all[i]->always || !opt->only_set || in_list(opt->only, all[i]->name);
     /* Close over requirements: a wanted probe's providers are wanted. */
     for (bool grew = true; grew;) {
         grew = false;
@@ -233,7 +234,7 @@ static void declare_unmeasured(mt_probe_ctx *c, const mt_probe_desc *d)
     for (const mt_finding_decl *f = d->provides; f && f->id; f++) {
         char key[64];
         const char *name = mt_split_finding_id(f->id, key, sizeof key);
-        if (!name)
+        if (!name || mt_finding_id_is_family(f->id)) /* a family has no fixed members */
             continue;
         mt_object *o = mt_topology_object(c->topo, key);
         if (o && o->probed && owns(d, key) && !mt_object_get(o, name))

@@ -75,6 +75,8 @@ static int unit_max_decimals(const char *unit)
 {
     if (strcmp(unit, "MHz") == 0)
         return 0; /* a clock: 1980 MHz, not 1979.99 */
+    if (strcmp(unit, "B/B") == 0)
+        return 3; /* a slope: -0.998 must not read as -1 (the 2% check) */
     return strcmp(unit, "cycles") == 0 || strcmp(unit, "ns") == 0 ? 1 : 2;
 }
 

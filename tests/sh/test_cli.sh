@@ -46,4 +46,29 @@ check "no JSON without GPU" no_file "$tmp/d.json"
 # tests/sh/test_safe_outputs.sh.)
 run_mt --sim h100 --only shared --quiet --json /nonexistent-dir/x.json
 check "unwritable --json -> 2" rc_is 2; check "unwritable --json message" err_has "nonexistent-dir"
+# --carveout (the opt-in carveout probe): KiB the device lists, a percent it
+# rounds up, or all; anything else is exit 2 with one line naming the choices.
+cs="$root/tests/specs-carveout/hopper-lru.spec"
+for v in 100 100KiB 40%; do
+  run_mt --sim "$cs" --only l1d --quiet --carveout "$v"
+  check "--carveout $v -> 0" rc_is 0
+  check "--carveout $v sizes the L1 at 100 KiB (40% of 228 rounds up to it)" grep -q "size at carveout 100KiB  *156 KiB" "$tmp/out"
+  check "--carveout $v: no fit for one carveout" sh -c "! grep -q 'carveout byte (fit)' '$tmp/out'"
+done
+run_mt --sim "$cs" --only l1d --quiet --carveout all --csv -
+check "--carveout all -> 0" rc_is 0
+check "--carveout all: ten carveouts in the CSV" [ "$(grep -c 'size_at_carveout_' "$tmp/out")" = 10 ]
+check "--carveout all: the slope in the CSV" grep -q 'carveout_slope' "$tmp/out"
+for v in 50 12KiB 101% abc 010 "" -5 1.5 100kib %; do
+  run_mt --sim "$cs" --only l1d --quiet --carveout "$v" --json "$tmp/cv.json"
+  check "--carveout '$v' -> 2" rc_is 2; check "--carveout '$v': one line" one_line_err
+  check "--carveout '$v': no JSON" no_file "$tmp/cv.json"
+done
+run_mt --sim "$cs" --carveout 50
+check "unsupported carveout lists the device's" err_has "supports 0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KiB"
+run_mt --sim h100 --carveout all --json "$tmp/cv.json"
+check "--carveout on a device without carveouts -> 2" rc_is 2
+check "--carveout without carveouts: says so" err_has "lists no shared-memory carveouts"
+run_mt --help
+check "--help documents --carveout" grep -q -- "--carveout VALUE" "$tmp/out"
 finish
