@@ -66,9 +66,11 @@ for v in 50 12KiB 101% abc 010 "" -5 1.5 100kib %; do
 done
 run_mt --sim "$cs" --carveout 50
 check "unsupported carveout lists the device's" err_has "supports 0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KiB"
-run_mt --sim h100 --carveout all --json "$tmp/cv.json"
+run_mt --sim kepler --carveout all --json "$tmp/cv.json"
 check "--carveout on a device without carveouts -> 2" rc_is 2
 check "--carveout without carveouts: says so" err_has "lists no shared-memory carveouts"
+run_mt --sim h100 --only l1d --quiet --carveout all --csv -
+check "h100 preset: a sweep over its eight carveouts" [ "$(grep -c 'size_at_carveout_' "$tmp/out")" = 8 ]
 run_mt --help
 check "--help documents --carveout" grep -q -- "--carveout VALUE" "$tmp/out"
 finish
