@@ -47,3 +47,11 @@ echo "replay of it: rc=$?" | tee -a "$out/log.txt"
 rm -rf "$out/int-rec"
 sed -n '10,24p' "$out/idle1.txt"
 cat "$out/loaded.err" | head -5
+# 5. the carveout sweep (issue 8): every carveout the GPU offers, recorded
+#    (a fixture CI replays), with its wall time
+crec=$(mktemp -d)/rec-carveout
+s=$(date +%s%N)
+./build/memtopo --carveout all --json "$out/carveout.json" --record "$crec" >"$out/carveout.txt" 2>"$out/carveout.err"
+echo "carveout sweep: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+tar -C "$(dirname "$crec")" -cJf "$out/rec-carveout.tar.xz" rec-carveout
+grep -i "carveout" "$out/carveout.txt" | head -14
