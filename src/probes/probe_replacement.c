@@ -207,7 +207,9 @@ static mt_err replacement(mt_probe_ctx *c)
                       100 * POLICY_KEPT_SHARE, 100 * POLICY_EVICTED_SHARE);
     f.kind = MT_FIND_TEXT;
     snprintf(f.text, sizeof f.text, "%s", verdicts[v.cls]);
-    if (ordered)
+    /* The chance is printed where it decided something (more runs, or a
+     * doubt); a class clear from one run keeps the note it always had. */
+    if (ordered && pairs > 1)
         mt_finding_append_note(&f, "random replacement shows this with p=%.2g (alpha %g)",
                                v.p_unordered, POLICY_ALPHA);
     if (ordered && v.p_unordered >= POLICY_ALPHA)
