@@ -151,6 +151,9 @@ typedef struct {
      * it fits, down to ref_min_bytes.  0: the reference is taken as given. */
     double fit_threshold;
     uint64_t ref_min_bytes;
+    /* 1: when the reference shows timer outliers, re-test the edge with
+     * pooled runs (mt_capacity_search's EDGE_SCAN). */
+    int pool_edge;
 } mt_cap_request;
 
 typedef struct {
@@ -176,6 +179,12 @@ typedef struct {
      * the lap's start, so whatever the policy, a cache holds at least this
      * many lines (the pigeonhole bound the line probe checks its ratio by). */
     double most_resident;
+    /* The pooled edge re-test (pool_edge): footprints scanned (0: did not
+     * run), bytes lo moved down, and whether every scanned one had extra
+     * misses (the result is then a range below them). */
+    size_t edge_scanned;
+    uint64_t edge_moved;
+    bool edge_below;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

@@ -214,6 +214,7 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
         .path = p, .thread = 0, .stride = s->sector, .start = 2048, .limit = limit,
         .granule = s->sector, .ref_footprint = 1024, .hit_threshold = NAN,
         .fit_threshold = fit_thr, .ref_min_bytes = REF_MIN_ELEMENTS * s->sector,
+        .pool_edge = 1,
     };
     mt_note_threshold(c, "MT_CAP_REF_MAX_MISS_SHARE", MT_CAP_REF_MAX_MISS_SHARE,
                       "capacity search: a reference with more misses than this share is halved");
