@@ -268,8 +268,8 @@ static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, 
 /* The pooled re-test of the edge (EDGE_SCAN): footprints lo, lo - g, ...
  * (above the reference) and the reference, EDGE_POOL_RUNS runs each
  * (order_seed 1.. : the same addresses, new draws of the outliers).  Moves
- * *lo and *hi down when the pooled counts show an excess below lo; *all_dirty
- * when even the smallest scanned footprint has one (the edge lies lower
+ * *lo and *hi down when the pooled counts show an excess at lo and below;
+ * *all_dirty when every scanned footprint has one (the edge lies lower
  * still). */
 static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, uint64_t *lo,
                           uint64_t *hi, bool *all_dirty, size_t *scanned)
@@ -317,21 +317,20 @@ static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, 
     mt_results_free(r, n);
     if (err != MT_OK)
         goto out;
-    /* From the smallest footprint up: the first with more misses than the
-     * pooled reference is the new hi, the one below it the new lo. */
-    for (size_t k = np; k-- > 0;) {
-        bool excess = mt_fisher_fewer(miss[0], loads[0], miss[1 + k], loads[1 + k]) < MT_KS_ALPHA;
-        if (!excess)
-            continue;
-        if (k + 1 == np) { /* below every scanned footprint: only the reference fits for sure */
-            *all_dirty = true;
-            *hi = pts[k];
-            *lo = q->ref_footprint;
-        } else {
-            *hi = pts[k];
-            *lo = pts[k + 1];
-        }
-        break;
+    /* A real edge leaves every footprint above it with extra misses: from
+     * lo down, the run of footprints with an excess (each against the
+     * pooled reference) ends at the edge.  A lone excess further down is a
+     * chance hit of one of the tests, not an edge. */
+    size_t k = 0;
+    while (k < np && mt_fisher_fewer(miss[0], loads[0], miss[1 + k], loads[1 + k]) < MT_KS_ALPHA)
+        k++;
+    if (k == np) { /* below every scanned footprint: only the reference fits for sure */
+        *all_dirty = true;
+        *hi = pts[np - 1];
+        *lo = q->ref_footprint;
+    } else if (k > 0) {
+        *hi = pts[k - 1];
+        *lo = pts[k];
     }
 out:
     free(e);
