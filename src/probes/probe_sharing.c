@@ -307,8 +307,6 @@ static mt_err physical_sharing(mt_probe_ctx *c)
     sample_pool *pools = calloc(nrefs + n, sizeof *pools);
     if (!pools)
         return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
-    mt_note_threshold(c, "SHARING_REPEATS", SHARING_REPEATS,
-                      "sharing: runs pooled when a pair test is neither shared nor separate");
     mt_progress(c, "L1 / texture / read-only sharing (%zu pairs)", pairs);
     uint32_t runs = 1;
     mt_err err = run_into_pools(c, all, nrefs + n, 0, pools);
@@ -426,6 +424,9 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
 
 static mt_err probe_sharing(mt_probe_ctx *c)
 {
+    mt_note_threshold(c, "SHARING_REPEATS", SHARING_REPEATS,
+                      "sharing and slices: most runs pooled while a test is neither shared nor "
+                      "separate");
     mt_err err = physical_sharing(c);
     if (err != MT_OK)
         return err;
