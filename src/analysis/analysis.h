@@ -266,4 +266,49 @@ typedef struct {
 } mt_median_interval;
 mt_err mt_median_ci(const double *x, size_t n, double level, mt_median_interval *out);
 
+/* ---------- binomial tails ----------
+ * P(X >= k) and P(X <= k) for X ~ Binomial(n, p), exact, summed in log
+ * space (stable for n up to at least 1e6). */
+double mt_binom_at_least(uint64_t n, uint64_t k, double p);
+double mt_binom_at_most(uint64_t n, uint64_t k, double p);
+
+/* ---------- fewer misses than another sample? ----------
+ * One-sided Fisher exact test: the probability, with both samples' loads
+ * and their total misses fixed, that sample a has miss_a misses or fewer
+ * (small: a misses less often than b). */
+double mt_fisher_fewer(uint64_t miss_a, uint64_t n_a, uint64_t miss_b, uint64_t n_b);
+
+/* ---------- replacement class (probe_replacement.c) ----------
+ * recency: timed loads of the oldest lines, touched again before new lines
+ * came in (LRU keeps them, FIFO evicts them); ordering: timed loads of the
+ * youngest lines after half a cache of new lines (LRU and FIFO keep them).
+ * Ordering share above kept_share: unordered.  Otherwise the recency share
+ * picks recency (<= kept_share), insertion order (>= evicted_share) or
+ * unclassified (between).  For the two ordered classes p_unordered is the
+ * probability that a policy without order produced counts at least this
+ * close: it evicts each youngest line with probability at least
+ * unordered_min_young_evict and each touched oldest line with probability
+ * at most unordered_max_oldest_evict (tails multiplied: the two tests are
+ * independent runs).  1 for the other classes. */
+typedef enum {
+    MT_POLICY_RECENCY,
+    MT_POLICY_INSERTION,
+    MT_POLICY_UNORDERED,
+    MT_POLICY_UNCLASSIFIED,
+} mt_policy_class;
+typedef struct {
+    size_t missed, timed;
+} mt_miss_count;
+typedef struct {
+    double kept_share, evicted_share;
+    double unordered_min_young_evict, unordered_max_oldest_evict;
+} mt_policy_limits;
+typedef struct {
+    mt_policy_class cls;
+    double recency_share, ordering_share;
+    double p_unordered;
+} mt_policy_verdict;
+mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count ordering,
+                                     const mt_policy_limits *lim);
+
 #endif

@@ -161,6 +161,9 @@ typedef struct {
      * carveout carveout_percent (mt_exp_with_carveout); 0: the default. */
     int set_carveout;
     int carveout_percent;
+    /* 1: when the reference shows timer outliers, re-test the edge with
+     * pooled runs (mt_capacity_search's EDGE_SCAN). */
+    int pool_edge;
 } mt_cap_request;
 
 typedef struct {
@@ -190,6 +193,12 @@ typedef struct {
      * misses of its loads and the first-miss footprint's, for a test that
      * takes the reference's count as a draw too (mt_miss_excess_two_sample_p). */
     size_t edge_misses_ref, edge_n_ref, edge_misses, edge_n;
+    /* The pooled edge re-test (pool_edge): footprints scanned (0: did not
+     * run), bytes lo moved down, and whether every scanned one had extra
+     * misses (the result is then a range below them). */
+    size_t edge_scanned;
+    uint64_t edge_moved;
+    bool edge_below;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

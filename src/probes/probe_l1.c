@@ -15,7 +15,12 @@
 #include "confidence.h"
 #include "probe_internal.h"
 
-#define PRESENCE_FOOTPRINT 1024u /* fits any L1-level cache, yet spans 32 sectors */
+#define PRESENCE_FOOTPRINT 1024u /* fits nearly every L1-level cache, yet spans 32 sectors */
+/* A chain larger than the cache thrashes it under FIFO or LRU (every load of
+ * a 1 KiB loop misses a 768 B cache), which reads as "no cache": the test is
+ * repeated at half the footprint down to this, 8 loads at the 32 B stride
+ * (two 128 B lines), while it sees no faster level. */
+#define PRESENCE_MIN_FOOTPRINT 256u
 #define PRESENCE_STRIDE 32u
 #define SECTOR_FOOTPRINT 4096u   /* 1024 stride-4 loads: >= 32 misses for sectors <= 128 B */
 #define LATENCY_LOADS 4096u
@@ -44,13 +49,13 @@ mt_path mt_cache_path(mt_cache_id id)
  * the split from the cg loads), for the capacity search's check that its
  * reference fits: in a cache of a few lines the presence chain itself
  * misses in part, and a threshold over that mix would call misses hits. */
-static mt_err presence(mt_probe_ctx *c, mt_cache_id id, bool *present, double *conf, char *why,
-                       size_t whylen, double *fit_thr)
+static mt_err presence(mt_probe_ctx *c, mt_cache_id id, uint32_t footprint, bool *present,
+                       double *conf, char *why, size_t whylen, double *fit_thr)
 {
     mt_path p = mt_cache_path(id);
     mt_experiment e[2] = {
-        mt_exp_chase(p, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
-        mt_exp_chase(MT_PATH_GLOBAL_CG, PRESENCE_FOOTPRINT, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
+        mt_exp_chase(p, footprint, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
+        mt_exp_chase(MT_PATH_GLOBAL_CG, footprint, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
     };
     mt_result r[2];
     mt_err err = mt_run(c, e, 2, r);
@@ -155,9 +160,24 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     char why[200] = "";
     mt_progress(c, "is %s cached above the L2?", pn);
     double fit_thr = 0;
-    mt_err err = presence(c, id, &present, &conf, why, sizeof why, &fit_thr);
+    uint32_t pfp = PRESENCE_FOOTPRINT;
+    mt_err err;
+    while ((err = presence(c, id, pfp, &present, &conf, why, sizeof why, &fit_thr)) == MT_OK &&
+           !present && pfp / 2 >= PRESENCE_MIN_FOOTPRINT)
+        pfp /= 2;
     if (err != MT_OK)
         return err;
+    mt_note_threshold(c, "PRESENCE_MIN_FOOTPRINT", PRESENCE_MIN_FOOTPRINT,
+                      "L1-level presence: smallest chain tried when 1 KiB sees no faster level");
+    if (pfp < PRESENCE_FOOTPRINT) { /* say which chain decided */
+        size_t len = strlen(why);
+        if (present)
+            snprintf(why + len, sizeof why - len, "; at a %u B chain (the %u B one missed)", pfp,
+                     PRESENCE_FOOTPRINT);
+        else
+            snprintf(why + len, sizeof why - len, "; the same at chains of %u down to %u B",
+                     PRESENCE_FOOTPRINT, pfp);
+    }
     if (id == MT_CACHE_L1D) {
         f = mt_find_value(present ? 1 : 0, "bool", MT_SRC_MEASURED, "pchase-fine ca-vs-cg ks+otsu",
                           conf, "%s", why);
@@ -194,6 +214,7 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
         .path = p, .thread = 0, .stride = s->sector, .start = 2048, .limit = limit,
         .granule = s->sector, .ref_footprint = 1024, .hit_threshold = NAN,
         .fit_threshold = fit_thr, .ref_min_bytes = REF_MIN_ELEMENTS * s->sector,
+        .pool_edge = 1,
     };
     mt_note_threshold(c, "MT_CAP_REF_MAX_MISS_SHARE", MT_CAP_REF_MAX_MISS_SHARE,
                       "capacity search: a reference with more misses than this share is halved");

@@ -13,6 +13,11 @@
 #include "probe_internal.h"
 
 #define SLICE_WARPS 16 /* warps 1..15 tested against warp 0: 4 schedulers x 4 */
+/* Runs of the sharing batch pooled when one run leaves a pair test open:
+ * a chain of 3/4 of a 2 KiB cache at 128 B sectors is 12 loads, and 8 runs
+ * make ~100, enough for the binomial and Fisher tests at alpha 1e-3 to
+ * tell a 2-way random cache's evictions from none. */
+#define SHARING_REPEATS 8u
 
 static const mt_cache_id l1_level[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO};
 
@@ -53,51 +58,89 @@ static bool usable(const mt_probe_ctx *c, mt_cache_id id)
     return s->present && s->size && !s->size_is_bound && s->sector && s->hit_known;
 }
 
-/* Runs exps (chain 0 of each compared with ref_of[i]'s lone chain). */
-static mt_err run_compare(mt_probe_ctx *c, const mt_experiment *e, const mt_cache_id *cache_of,
-                          size_t n, const int *ref_of, const mt_experiment *refs, size_t nrefs,
-                          mt_comparison *cmp)
+/* Chain 0's fine samples of one experiment, over all its runs so far. */
+typedef struct {
+    double *x;
+    size_t n;
+} sample_pool;
+
+static void pools_free(sample_pool *p, size_t n)
 {
-    size_t tot = n + nrefs;
-    mt_experiment *all = calloc(tot, sizeof *all);
-    mt_result *r = calloc(tot, sizeof *r);
+    for (size_t i = 0; p && i < n; i++)
+        free(p[i].x);
+    free(p);
+}
+
+/* Runs exps[0..n) once more, with order_seed `run` (a new draw of every
+ * random choice, the same addresses), and appends chain 0's samples of
+ * experiment i to pools[i]. */
+static mt_err run_into_pools(mt_probe_ctx *c, const mt_experiment *exps, size_t n, uint32_t run,
+                             sample_pool *pools)
+{
+    mt_experiment *all = calloc(n, sizeof *all);
+    mt_result *r = calloc(n, sizeof *r);
     mt_err err = MT_OK;
     if (!all || !r) {
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
         goto out;
     }
-    memcpy(all, refs, nrefs * sizeof *refs);
-    memcpy(all + nrefs, e, n * sizeof *e);
-    if ((err = mt_run(c, all, tot, r)) != MT_OK)
+    memcpy(all, exps, n * sizeof *exps);
+    for (size_t i = 0; i < n; i++)
+        all[i].order_seed += run;
+    if ((err = mt_run(c, all, n, r)) != MT_OK)
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        size_t na, nb;
-        double *a = mt_fine_samples(c, &r[ref_of[i]], 0, &na);
-        double *b = mt_fine_samples(c, &r[nrefs + i], 0, &nb);
-        if (a && b) {
-            /* "Disturbed" means more misses: the binomial test asks exactly
-             * that and keeps its power on the short chains of small caches,
-             * where KS on a few dozen samples cannot reject; the miss share
-             * must also rise by MT_MIN_MISS_FRACTION_INCREASE. */
-            double thr = c->cs[cache_of[i]].hit_threshold;
-            mt_miss_excess mx;
-            mt_compare_to_reference(a, na, b, nb, thr, MT_KS_ALPHA, &cmp[i]);
-            mt_miss_excess_test(a, na, b, nb, thr, MT_KS_ALPHA, &mx);
-            cmp[i].differs = mx.more_misses && cmp[i].miss_frac_test - cmp[i].miss_frac_ref >=
-                                                   MT_MIN_MISS_FRACTION_INCREASE;
-        }
-        free(a);
-        free(b);
-        if (!a || !b) {
+    for (size_t i = 0; i < n && err == MT_OK; i++) {
+        size_t m;
+        double *x = mt_fine_samples(c, &r[i], 0, &m);
+        double *grown = x ? realloc(pools[i].x, (pools[i].n + m + 1) * sizeof *grown) : NULL;
+        if (!grown)
             err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
-            break;
+        else {
+            memcpy(grown + pools[i].n, x, m * sizeof *x);
+            pools[i].x = grown;
+            pools[i].n += m;
         }
+        free(x);
     }
-    mt_results_free(r, tot);
+    mt_results_free(r, n);
 out:
     free(all);
     free(r);
     return err;
+}
+
+/* Did the test sample miss more than its reference? */
+static mt_comparison judge(const sample_pool *ref, const sample_pool *test, double thr)
+{
+    /* "Disturbed" means more misses: the binomial test asks exactly that
+     * and keeps its power on the short chains of small caches, where KS on
+     * a few dozen samples cannot reject; the miss share must also rise by
+     * MT_MIN_MISS_FRACTION_INCREASE. */
+    mt_comparison cmp;
+    mt_miss_excess mx;
+    mt_compare_to_reference(ref->x, ref->n, test->x, test->n, thr, MT_KS_ALPHA, &cmp);
+    mt_miss_excess_test(ref->x, ref->n, test->x, test->n, thr, MT_KS_ALPHA, &mx);
+    cmp.differs = mx.more_misses &&
+                  cmp.miss_frac_test - cmp.miss_frac_ref >= MT_MIN_MISS_FRACTION_INCREASE;
+    return cmp;
+}
+
+static size_t misses_above(const sample_pool *p, double thr)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < p->n; i++)
+        m += p->x[i] > thr;
+    return m;
+}
+
+/* A test that did not disturb is "separate" (another cache, another
+ * slice) only when its chain also missed significantly less often than the
+ * disturbed positive control: on short chains neither may be significant,
+ * and "no disturbance seen" is then no evidence of separation. */
+static bool clearly_fewer(const sample_pool *test, const sample_pool *control, double thr)
+{
+    return mt_fisher_fewer(misses_above(test, thr), test->n, misses_above(control, thr),
+                           control->n) < MT_KS_ALPHA;
 }
 
 /* 1 when the pair test of caches a and b (either order) saw a disturbance. */
@@ -136,9 +179,10 @@ static bool sharing_transitive(const mt_comparison *cmp, size_t n, const int *pa
  * id (two of its own chains on thread 0) disturbed: if not, the test is
  * blind for that cache and an empty set would be a guess, so its set and
  * every set naming it get confidence MT_CONF_INCONSISTENT; so do all sets
- * when the pairs are not transitive. */
+ * when the pairs are not transitive, and the sets of both caches of a pair
+ * whose test stayed open (open[k]: neither shared nor separate). */
 static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n, const int *pa,
-                            const int *pb, const bool *seen)
+                            const int *pb, const bool *seen, const bool *open, uint32_t runs)
 {
     bool transitive = sharing_transitive(cmp, n, pa, pb);
     for (int i = 0; i < 3; i++) {
@@ -152,6 +196,8 @@ static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n,
                                      100 * MT_MIN_MISS_FRACTION_INCREASE);
         f.kind = MT_FIND_SET;
         f.text[0] = '\0';
+        if (runs > 1)
+            mt_finding_append_note(&f, "%u runs pooled", runs);
         bool blind = !seen[id];
         for (int j = 0; j < 3; j++) {
             mt_cache_id other = l1_level[j];
@@ -163,6 +209,10 @@ static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n,
             snprintf(f.text + len, sizeof f.text - len, "%s%s", len ? "," : "",
                      mt_cache_key(other));
         }
+        const char *open_with = NULL;
+        for (size_t k = 0; k < n; k++)
+            if (open[k] && (pa[k] == (int)id || pb[k] == (int)id))
+                open_with = mt_cache_key((mt_cache_id)(pa[k] == (int)id ? pb[k] : pa[k]));
         if (blind || !transitive) {
             f.confidence = MT_CONF_INCONSISTENT;
             snprintf(f.note, sizeof f.note, "%s",
@@ -170,18 +220,47 @@ static void publish_sharing(mt_probe_ctx *c, const mt_comparison *cmp, size_t n,
                              "other: the test cannot see sharing, so the set is a guess"
                            : "the pair tests are not transitive (a shares with b and b with c, "
                              "but not a with c): the set is a guess");
-        }
+        } else if (open_with)
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                             "the pair test with %s saw neither more misses than one chain alone "
+                             "nor fewer than two chains of one cache: the set is a guess",
+                             open_with);
         mt_set(c, mt_cache_key(id), "shared_with", &f);
     }
 }
 
+/* Judges every pair and control from the pools (refs first, then the
+ * experiments); a pair is open when it neither disturbed (shared) nor
+ * missed significantly less often than its cache's disturbed positive
+ * control (separate: a second chain in the same cache would have shown).
+ * Returns the number of open pairs. */
+static size_t judge_sharing(const mt_probe_ctx *c, const sample_pool *pools, size_t nrefs,
+                            size_t n, size_t pairs, const int *ref_of, const int *pa,
+                            const int *control_of, mt_comparison *cmp, bool *seen, bool *open)
+{
+    for (size_t i = 0; i < n; i++)
+        cmp[i] = judge(&pools[ref_of[i]], &pools[nrefs + i], c->cs[pa[i]].hit_threshold);
+    for (int i = 0; i < 3; i++)
+        if (control_of[l1_level[i]] >= 0)
+            seen[l1_level[i]] = cmp[control_of[l1_level[i]]].differs;
+    size_t nopen = 0;
+    for (size_t k = 0; k < pairs; k++) {
+        const sample_pool *ctl = &pools[nrefs + (size_t)control_of[pa[k]]];
+        bool separate = seen[pa[k]] &&
+                        clearly_fewer(&pools[nrefs + k], ctl, c->cs[pa[k]].hit_threshold);
+        open[k] = !cmp[k].differs && !separate;
+        nopen += open[k];
+    }
+    return nopen;
+}
+
 static mt_err physical_sharing(mt_probe_ctx *c)
 {
-    mt_experiment refs[3], e[6];
+    mt_experiment all[9], *refs = all, *e;
     int ref_of[6], pa[6], pb[6];
     size_t nrefs = 0, n = 0;
     int ref_index[MT_CACHE_COUNT];
-    bool seen[MT_CACHE_COUNT] = {false};
+    bool seen[MT_CACHE_COUNT] = {false}, open[6] = {false};
     for (int i = 0; i < 3; i++) {
         mt_cache_id id = l1_level[i];
         if (!usable(c, id))
@@ -189,6 +268,7 @@ static mt_err physical_sharing(mt_probe_ctx *c)
         ref_index[id] = (int)nrefs;
         refs[nrefs++] = pair_exp(c, id, 0, MT_CACHE_COUNT, 0);
     }
+    e = all + nrefs;
     for (int i = 0; i < 3; i++)
         for (int j = i + 1; j < 3; j++) {
             mt_cache_id a = l1_level[i], b = l1_level[j];
@@ -203,7 +283,7 @@ static mt_err physical_sharing(mt_probe_ctx *c)
             n++;
         }
     if (n == 0) {
-        publish_sharing(c, NULL, 0, pa, pb, seen);
+        publish_sharing(c, NULL, 0, pa, pb, seen, open, 1);
         return MT_OK;
     }
     /* Positive controls, one per cache in a pair: a second chain of the
@@ -224,18 +304,27 @@ static mt_err physical_sharing(mt_probe_ctx *c)
         n++;
     }
     mt_comparison cmp[6];
-    mt_cache_id cache_of[6];
-    for (size_t i = 0; i < n; i++)
-        cache_of[i] = (mt_cache_id)pa[i];
+    sample_pool *pools = calloc(nrefs + n, sizeof *pools);
+    if (!pools)
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     mt_progress(c, "L1 / texture / read-only sharing (%zu pairs)", pairs);
-    mt_err err = run_compare(c, e, cache_of, n, ref_of, refs, nrefs, cmp);
-    if (err != MT_OK)
-        return err;
-    for (int i = 0; i < 3; i++)
-        if (control_of[l1_level[i]] >= 0)
-            seen[l1_level[i]] = cmp[control_of[l1_level[i]]].differs;
-    publish_sharing(c, cmp, pairs, pa, pb, seen);
-    return MT_OK;
+    uint32_t runs = 1;
+    mt_err err = run_into_pools(c, all, nrefs + n, 0, pools);
+    if (err == MT_OK &&
+        judge_sharing(c, pools, nrefs, n, pairs, ref_of, pa, control_of, cmp, seen, open)) {
+        /* A short chain (a small cache) gives a weak test: pool more runs of
+         * the whole batch rather than call an open pair separate. */
+        mt_progress(c, "L1 / texture / read-only sharing: %u more runs (a pair test is open)",
+                    SHARING_REPEATS - 1);
+        for (; runs < SHARING_REPEATS && err == MT_OK; runs++)
+            err = run_into_pools(c, all, nrefs + n, runs, pools);
+        if (err == MT_OK)
+            judge_sharing(c, pools, nrefs, n, pairs, ref_of, pa, control_of, cmp, seen, open);
+    }
+    if (err == MT_OK)
+        publish_sharing(c, cmp, pairs, pa, pb, seen, open, runs);
+    pools_free(pools, nrefs + n);
+    return err;
 }
 
 /* Slices are looked for at two granularities, because a cache can be split
@@ -251,10 +340,8 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
     if (warps < 2 || ws > 64)
         return MT_OK;
     enum { MAXN = 64 + SLICE_WARPS + 1 };
-    mt_experiment ref = pair_exp(c, id, 0, MT_CACHE_COUNT, 0);
-    mt_experiment e[MAXN];
-    int ref_of[MAXN] = {0};
-    mt_cache_id cache_of[MAXN];
+    mt_experiment all[MAXN + 1], *e = all + 1;
+    all[0] = pair_exp(c, id, 0, MT_CACHE_COUNT, 0); /* the reference: chain 0 alone */
     size_t n = 0;
     for (int t = 1; t < ws; t++)
         e[n++] = pair_exp(c, id, 0, id, t);
@@ -265,17 +352,36 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
      * sharing, and "nobody disturbs" would read as one slice per thread. */
     size_t control = n;
     e[n++] = pair_exp(c, id, 0, id, 0);
-    for (size_t i = 0; i < n; i++)
-        cache_of[i] = id;
     mt_comparison cmp[MAXN];
+    bool dist[MAXN];
+    size_t open = 0;
+    uint32_t runs = 0;
+    double thr = c->cs[id].hit_threshold;
+    sample_pool *pools = calloc(n + 1, sizeof *pools);
+    if (!pools)
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     mt_progress(c, "%s slices per SM (%d threads of warp 0, %d warps)", mt_cache_name(id), ws,
                 warps);
-    mt_err err = run_compare(c, e, cache_of, n, ref_of, &ref, 1, cmp);
+    mt_err err = MT_OK;
+    /* One run; more (pooled) while a thread neither disturbed nor missed
+     * clearly less than the control, or the control did not disturb. */
+    do {
+        if ((err = run_into_pools(c, all, n + 1, runs++, pools)) != MT_OK)
+            break;
+        open = 0;
+        for (size_t i = 0; i < n; i++) {
+            cmp[i] = judge(&pools[0], &pools[1 + i], thr);
+            dist[i] = cmp[i].differs;
+        }
+        for (size_t i = 0; i < control; i++)
+            open += !dist[i] && !(dist[control] && clearly_fewer(&pools[1 + i], &pools[1 + control], thr));
+        if (runs == 1 && (open || !dist[control]))
+            mt_progress(c, "%s slices: %u more runs (%zu tests open)", mt_cache_name(id),
+                        SHARING_REPEATS - 1, open);
+    } while ((open || !dist[control]) && runs < SHARING_REPEATS);
+    pools_free(pools, n + 1);
     if (err != MT_OK)
         return err;
-    bool dist[MAXN];
-    for (size_t i = 0; i < n; i++)
-        dist[i] = cmp[i].differs;
     mt_slices in_warp, across;
     mt_count_slices(dist, (size_t)ws - 1, &in_warp);
     mt_count_slices(dist + ws - 1, (size_t)warps - 1, &across);
@@ -285,6 +391,12 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
                           MT_CONF_INCONSISTENT,
                           "two chains on thread 0 itself do not disturb each other: the test "
                           "cannot see a shared slice, so the count is unknown");
+    else if (open)
+        f = mt_find_range(1, (double)ws * warps, "count", "two-chain thread/warp disturbance",
+                          MT_CONF_INCONSISTENT,
+                          "%zu of %zu tested threads and warps neither disturbed thread 0 nor "
+                          "missed clearly less often than its own second chain: the count is "
+                          "unknown", open, control);
     else if (in_warp.ok && across.ok && (in_warp.at_least || across.at_least))
         f = mt_find_bound(in_warp.slices * across.slices, "count",
                           "two-chain thread/warp disturbance", MT_CONF_SLICES,
@@ -304,12 +416,17 @@ static mt_err slices(mt_probe_ctx *c, mt_cache_id id)
                                     MT_CONF_INCONSISTENT, "%d of %d threads and %d of %d warps share thread 0's slice: "
                                     "no consistent slice pattern", in_warp.sharing_warps,
                                     in_warp.n_warps, across.sharing_warps, across.n_warps);
+    if (runs > 1)
+        mt_finding_append_note(&f, "%u runs pooled", runs);
     mt_set(c, mt_cache_key(id), "per_sm", &f);
     return MT_OK;
 }
 
 static mt_err probe_sharing(mt_probe_ctx *c)
 {
+    mt_note_threshold(c, "SHARING_REPEATS", SHARING_REPEATS,
+                      "sharing and slices: most runs pooled while a test is neither shared nor "
+                      "separate");
     mt_err err = physical_sharing(c);
     if (err != MT_OK)
         return err;

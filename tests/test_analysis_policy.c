@@ -1,0 +1,78 @@
+/* Binomial tails, the one-sided Fisher test and the replacement class. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+
+static void binomial_tails_reference_values(void **state)
+{
+    (void)state;
+    /* P(X <= 1 | 10, 0.2) = 0.8^10 + 10 * 0.2 * 0.8^9 */
+    assert_float_equal(mt_binom_at_most(10, 1, 0.2), 0.3758096384, 1e-10);
+    assert_float_equal(mt_binom_at_most(10, 10, 0.2), 1.0, 0);
+    assert_float_equal(mt_binom_at_most(10, 0, 0.5), 1.0 / 1024.0, 1e-15);
+    assert_float_equal(mt_binom_at_least(10, 10, 0.75), 0.0563135147, 1e-10);
+    /* The two tails meet: P(X <= k) + P(X >= k + 1) = 1. */
+    for (uint64_t k = 0; k < 20; k++)
+        assert_float_equal(mt_binom_at_most(20, k, 0.3) + mt_binom_at_least(20, k + 1, 0.3), 1.0,
+                           1e-12);
+}
+
+static void fisher_reference_values(void **state)
+{
+    (void)state;
+    /* a: 0 of 4 missed, b: 4 of 4: of C(8,4) = 70 splits of the 4 misses
+     * only one puts none in a. */
+    assert_float_equal(mt_fisher_fewer(0, 4, 4, 4), 1.0 / 70.0, 1e-12);
+    /* The same rates: not fewer. */
+    assert_true(mt_fisher_fewer(5, 10, 5, 10) > 0.5);
+    /* Many loads, 2% against 30%: far below any alpha; reversed: near 1. */
+    assert_true(mt_fisher_fewer(20, 1000, 300, 1000) < 1e-30);
+    assert_true(mt_fisher_fewer(300, 1000, 20, 1000) > 0.999);
+    assert_float_equal(mt_fisher_fewer(0, 10, 0, 10), 1.0, 1e-12); /* no misses at all */
+}
+
+static const mt_policy_limits lim = {0.2, 0.6, 0.2, 0.75};
+
+static void policy_clean_classes(void **state)
+{
+    (void)state;
+    mt_policy_verdict v = mt_classify_policy((mt_miss_count){0, 96}, (mt_miss_count){0, 96}, &lim);
+    assert_int_equal(v.cls, MT_POLICY_RECENCY);
+    assert_true(v.p_unordered < 1e-9); /* 0.8^96 */
+    v = mt_classify_policy((mt_miss_count){96, 96}, (mt_miss_count){0, 96}, &lim);
+    assert_int_equal(v.cls, MT_POLICY_INSERTION);
+    assert_true(v.p_unordered < 1e-15); /* 0.75^96 * 0.8^96 */
+    v = mt_classify_policy((mt_miss_count){10, 96}, (mt_miss_count){40, 96}, &lim);
+    assert_int_equal(v.cls, MT_POLICY_UNORDERED);
+    v = mt_classify_policy((mt_miss_count){40, 96}, (mt_miss_count){5, 96}, &lim);
+    assert_int_equal(v.cls, MT_POLICY_UNCLASSIFIED);
+}
+
+static void policy_weak_evidence_is_open(void **state)
+{
+    (void)state;
+    /* Fermi's policy with 3 ways (seed 102): 62% of the oldest evicted
+     * passes the 0.6 share, but 3/4 per line makes that likely. */
+    mt_policy_verdict v = mt_classify_policy((mt_miss_count){34, 55}, (mt_miss_count){7, 55}, &lim);
+    assert_int_equal(v.cls, MT_POLICY_INSERTION);
+    assert_true(v.p_unordered > 0.05); /* far above any alpha */
+    /* 10 youngest lines with one miss (seed 296): random does that often. */
+    v = mt_classify_policy((mt_miss_count){1, 10}, (mt_miss_count){1, 10}, &lim);
+    assert_int_equal(v.cls, MT_POLICY_RECENCY);
+    assert_true(v.p_unordered > 0.1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(binomial_tails_reference_values),
+        cmocka_unit_test(fisher_reference_values),
+        cmocka_unit_test(policy_clean_classes),
+        cmocka_unit_test(policy_weak_evidence_is_open),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
