@@ -147,7 +147,7 @@ static void test_carveout_refused(void **state)
     mt_backend_destroy(b);
     /* A spec without carveouts_kib cannot change the carveout. */
     mt_errinfo ei2 = {{0}};
-    assert_int_equal(mt_backend_sim_open("h100", 0, 0, &b, &ei2), MT_OK);
+    assert_int_equal(mt_backend_sim_open("kepler", 0, 0, &b, &ei2), MT_OK);
     e.carveout_percent = 50;
     assert_int_equal(mt_backend_run(b, &e, 1, &r, &ei2), MT_ERR_UNSUPPORTED);
     assert_non_null(strstr(ei2.msg, "lists no carveouts"));
