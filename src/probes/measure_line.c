@@ -239,15 +239,26 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * replacement or a hashed index makes such a short chain conflict
          * early and look like fewer lines.  A bound from one is weak. */
         bool fallback = best_s < 4 * sector;
-        if (fallback && conf > MT_CONF_LINE_NOT_POW2)
+        /* Pigeonhole for the bound: were the line at least the stride, the
+         * elements would share lines and no more than the capacity's bytes
+         * of them could stay resident (k elements at that stride cover k x
+         * stride bytes of lines).  Holding more than a sector (the capacity
+         * search's resolution) beyond it means the line is smaller (the
+         * stride conflicted, e.g. a set count no power of two) or the
+         * capacity is low: neither is established. */
+        bool overfull = best.lo > cap + sector;
+        if ((fallback || overfull) && conf > MT_CONF_LINE_NOT_POW2)
             conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
                                   "holds more than one element%s", (unsigned long long)best.lo, best_s,
                                   (unsigned long long)cap, sector,
-                                  fallback ? " (a stride under 4 sectors, where conflicts also look "
-                                             "like this: weak evidence)" : "");
-        if (fallback) /* conflicts at one stride: maybe at the sector stride too */
+                                  overfull ? " (but more bytes stayed resident at that stride than "
+                                             "the capacity, which a line that long forbids: the "
+                                             "stride conflicted or the size is low)"
+                                  : fallback ? " (a stride under 4 sectors, where conflicts also look "
+                                               "like this: weak evidence)" : "");
+        if (fallback || overfull) /* conflicts at one stride: maybe at the sector stride too */
             doubt_size(c, key, conf);
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
