@@ -258,7 +258,10 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                              "stride conflicted or the size is low)"
                                   : fallback ? " (a stride under 4 sectors, where conflicts also look "
                                                "like this: weak evidence)" : "");
-        if (fallback || overfull) /* conflicts at one stride: maybe at the sector stride too */
+        /* Conflicts at one short stride: maybe at the sector stride too.
+         * (An overfull wide stride says so only of the line: the size's own
+         * confirmation stands.) */
+        if (fallback)
             doubt_size(c, key, conf);
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
