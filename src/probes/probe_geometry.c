@@ -19,9 +19,13 @@
  * power of two below it, and accepts "modulo, W ways, S sets" only when
  * every one of them is what that formula predicts: the capacity halves with
  * each doubling of the stride until the stride reaches the power of two in
- * S, then stays at W times S's odd part.  A hashed index breaks the pattern
- * (large strides spread over the sets); then the ways are only bounded:
- * any W elements fit in any index, so 1 <= W <= min cap(k). */
+ * S, then stays at W times S's odd part.  Strides of 2^j + 1 lines are
+ * measured too: under modulo they reach (nearly) every set, but an index
+ * that XORs line bit i with bit i + j (the common hashes) sends all of
+ * their first 2^j elements to one set, so a hash whose spreading makes
+ * the power-of-two strides look fully associative still breaks the
+ * pattern there.  A hashed index fails the formula; then the ways are only
+ * bounded: any W elements fit in any index, so 1 <= W <= min cap(k). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,8 @@
 #define GEOMETRY_MISSES_PER_LAP 0.5
 /* Warm-up laps before timing: one lap loads a fitting chain whole. */
 #define GEOMETRY_WARMUP_LAPS 2u
+/* Strides searched: 2^j and 2^j + 1 for every j up to 31, and N. */
+#define GEOMETRY_MAX_STRIDES 64
 /* Confidence of ways that are only a range (a hashed index). */
 #define GEOMETRY_RANGE_CONF 0.5
 
@@ -78,9 +84,9 @@ static uint64_t next_probe(const mt_probe_ctx *c, const stride_search *s, uint64
 /* Runs one round: one experiment per stride still searching. */
 static mt_err run_round(mt_probe_ctx *c, stride_search *s, size_t n, uint32_t line, bool *more)
 {
-    mt_experiment e[64];
-    mt_result r[64];
-    size_t idx[64], used = 0;
+    mt_experiment e[GEOMETRY_MAX_STRIDES];
+    mt_result r[GEOMETRY_MAX_STRIDES];
+    size_t idx[GEOMETRY_MAX_STRIDES], used = 0;
     *more = false;
     for (size_t i = 0; i < n; i++) {
         if (!s[i].probe)
@@ -161,11 +167,14 @@ static mt_err run_geometry(mt_probe_ctx *c)
     if (!limit)
         limit = UINT64_MAX;
 
-    /* Strides 2, 4, ... below N lines, and N itself. */
-    stride_search s[64];
+    /* Strides 2^j and 2^j + 1 below N lines, and N itself (the last). */
+    stride_search s[GEOMETRY_MAX_STRIDES];
     size_t n = 0;
-    for (uint64_t k = 2; k < n_lines && n < 63; k *= 2)
+    for (uint64_t k = 2; k < n_lines && n + 3 <= GEOMETRY_MAX_STRIDES; k *= 2) {
         s[n++] = (stride_search){.k = k, .lo = 1};
+        if (k + 1 < n_lines)
+            s[n++] = (stride_search){.k = k + 1, .lo = 1};
+    }
     s[n++] = (stride_search){.k = n_lines, .lo = 1};
     mt_progress(c, "L1 geometry: capacity at %zu strides (2 to %llu lines)", n,
                 (unsigned long long)n_lines);
@@ -180,7 +189,7 @@ static mt_err run_geometry(mt_probe_ctx *c)
             break;
     }
 
-    char caps[200];
+    char caps[400];
     caps_text(s, n, caps, sizeof caps);
     const char *m = "stride-conflict capacity";
     uint64_t ways = s[n - 1].lo, min_cap = ways;
@@ -215,7 +224,7 @@ static mt_err run_geometry(mt_probe_ctx *c)
         fw = mt_find_range(1, (double)min_cap, "count", m, GEOMETRY_RANGE_CONF,
                            "capacities (stride:elements, + = not bracketed) %s do not follow "
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
-        fs = mt_find_range((double)n_lines / (double)min_cap, (double)n_lines, "count", m,
+        fs = mt_find_range((double)((n_lines + min_cap - 1) / min_cap), (double)n_lines, "count", m,
                            GEOMETRY_RANGE_CONF, "%llu lines over at most %llu ways",
                            (unsigned long long)n_lines, (unsigned long long)min_cap);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
