@@ -10,7 +10,7 @@
  * element was resident at once (nothing was filled during the lap), so a
  * chain that does not fit misses at least once per lap; one that fits
  * stops missing once it is loaded.  So the search needs no miss rate: only
- * "at least one miss per lap" (GEOMETRY_MISSES_PER_LAP), which holds for
+ * "at least one miss in every lap" (GEOMETRY_ALPHA, below), which holds for
  * LRU, FIFO, tree pseudo-LRU and random alike.
  *
  * With modulo indexing over S sets, a stride of k lines reaches S/gcd(S,k)
@@ -26,103 +26,170 @@
  * the power-of-two strides look fully associative still breaks the
  * pattern there.  A hashed index fails the formula; then the ways are only
  * bounded: any W elements fit in any index, so 1 <= W <= min cap(k). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe_internal.h"
 
-/* Laps timed per chain: the "fits" decision allows timer outliers in up
- * to half of them (below). */
-#define GEOMETRY_LAPS 8u
-/* Fewest whole laps worth timing: with two, a single timer outlier would
- * read as a conflict miss. */
-#define GEOMETRY_MIN_LAPS 3u
-/* A chain that does not fit misses at least once per lap (pigeonhole,
- * above); one that fits misses only through timer outliers.  A chain with
- * at least this many misses per timed lap does not fit: half the certain
- * minimum, so outliers in up to half the laps are tolerated. */
-#define GEOMETRY_MISSES_PER_LAP 0.5
+/* A chain does not fit when EVERY timed lap (every window of m consecutive
+ * loads) has a miss: certain for a chain that does not fit (pigeonhole,
+ * above), and for one that fits only when timer outliers land in every
+ * lap, with chance q^L (q = 1 - (1 - p0)^m, p0 the outlier rate per load
+ * of a reference chain that fits).  The laps are chosen so that this
+ * chance is below GEOMETRY_ALPHA; where even GEOMETRY_MAX_LAPS cannot make
+ * it so (a noisy timer, a long chain), the stride's search stops there and
+ * its capacity is left unbracketed (no confident wrong value).  A search
+ * makes about 250 decisions: 1e-5 keeps a false one below 1 in 400 runs. */
+#define GEOMETRY_ALPHA 1e-5
+#define GEOMETRY_MAX_LAPS 32u
 /* Warm-up laps before timing: one lap loads a fitting chain whole. */
 #define GEOMETRY_WARMUP_LAPS 2u
+/* Runs of the outlier reference (each max_fine_loads loads of a chain of
+ * half the cache's lines, one line apart: it fits in any sane index):
+ * 4 x 8192 loads resolve outlier rates down to about 1e-4. */
+#define GEOMETRY_REF_RUNS 4u
 /* Strides searched: 2^j and 2^j + 1 for every j up to 31, and N. */
 #define GEOMETRY_MAX_STRIDES 64
 /* Confidence of ways that are only a range (a hashed index). */
 #define GEOMETRY_RANGE_CONF 0.5
 
-/* One stride's search: [lo, hi) brackets cap (lo fits, hi does not). */
+/* One stride's search: lo fits, hi does not (0: not yet found). */
 typedef struct {
     uint64_t k;      /* stride in lines */
-    uint64_t lo, hi; /* lo fits; hi does not (0: not yet found) */
+    uint64_t lo, hi;
     uint64_t probe;  /* the element count tested this round, 0 when done */
+    uint32_t runs;   /* experiments for this round's probe */
+    uint32_t laps_per_run;
 } stride_search;
 
-static uint32_t laps_for(const mt_probe_ctx *c, uint64_t m)
+/* The laps a decision at m elements needs (0: more than GEOMETRY_MAX_LAPS). */
+static uint32_t laps_needed(double p0, uint64_t m)
 {
-    uint64_t laps = c->dev.max_fine_loads / m;
-    return (uint32_t)(laps > GEOMETRY_LAPS ? GEOMETRY_LAPS : laps);
+    double q = 1 - pow(1 - p0, (double)m);
+    double chance = 1;
+    for (uint32_t laps = 1; laps <= GEOMETRY_MAX_LAPS; laps++)
+        if ((chance *= q) < GEOMETRY_ALPHA)
+            return laps;
+    return 0;
 }
 
-/* The next element count to test: doubling until a chain does not fit,
- * then bisection; 0 when lo + 1 == hi or nothing more can be tested
- * (lap count or footprint limit). */
-static uint64_t next_probe(const mt_probe_ctx *c, const stride_search *s, uint64_t n_lines,
-                           uint32_t line, uint64_t limit)
+/* The next element count to test (doubling until a chain does not fit,
+ * then bisection) and the runs it takes; 0 when bracketed or nothing more
+ * can be decided (laps, footprint limit). */
+static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t n_lines,
+                           uint32_t line, uint64_t limit, double p0)
 {
     uint64_t m;
     if (s->hi == 0)
         m = s->lo * 2 > n_lines + 1 ? n_lines + 1 : s->lo * 2;
     else
         m = s->lo + (s->hi - s->lo) / 2;
-    if (m <= s->lo || (s->hi && m >= s->hi))
+    if (m <= s->lo || (s->hi && m >= s->hi) || m * s->k * line > limit)
         return 0;
-    if (laps_for(c, m) < GEOMETRY_MIN_LAPS || m * s->k * line > limit)
+    uint32_t laps = laps_needed(p0, m);
+    uint64_t per_run = c->dev.max_fine_loads / m;
+    if (!laps || !per_run)
         return 0;
+    s->laps_per_run = (uint32_t)(per_run < laps ? per_run : laps);
+    s->runs = (laps + s->laps_per_run - 1) / s->laps_per_run;
     return m;
 }
 
-/* Runs one round: one experiment per stride still searching. */
+/* Whole laps of one run whose m loads include a miss; adds them to
+ * *missed and the laps to *laps. */
+static mt_err count_laps(mt_probe_ctx *c, const mt_result *r, uint64_t m, double thr,
+                         size_t *missed, size_t *laps)
+{
+    size_t n;
+    double *x = mt_fine_samples(c, r, 0, &n);
+    if (!x)
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
+    for (size_t lap = 0; (lap + 1) * m <= n; lap++) {
+        bool miss = false;
+        for (size_t i = lap * m; i < (lap + 1) * m && !miss; i++)
+            miss = x[i] > thr;
+        *missed += miss;
+        (*laps)++;
+    }
+    free(x);
+    return MT_OK;
+}
+
+/* Runs one round: the runs of every stride still searching, one batch. */
 static mt_err run_round(mt_probe_ctx *c, stride_search *s, size_t n, uint32_t line, bool *more)
 {
-    mt_experiment e[GEOMETRY_MAX_STRIDES];
-    mt_result r[GEOMETRY_MAX_STRIDES];
-    size_t idx[GEOMETRY_MAX_STRIDES], used = 0;
-    *more = false;
-    for (size_t i = 0; i < n; i++) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += s[i].probe ? s[i].runs : 0;
+    *more = total > 0;
+    if (!total)
+        return MT_OK;
+    mt_experiment *e = calloc(total, sizeof *e);
+    mt_result *r = calloc(total, sizeof *r);
+    mt_err err = MT_OK;
+    if (!e || !r) {
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; s[i].probe && k < s[i].runs; k++)
+            e[used++] = mt_exp_chase(MT_PATH_GLOBAL_CA, s[i].probe * s[i].k * line,
+                                     (uint32_t)(s[i].k * line), GEOMETRY_WARMUP_LAPS,
+                                     (uint32_t)(s[i].laps_per_run * s[i].probe), MT_MODE_FINE);
+    if ((err = mt_run(c, e, total, r)) != MT_OK)
+        goto out;
+    double thr = c->cs[MT_CACHE_L1D].hit_threshold;
+    used = 0;
+    for (size_t i = 0; i < n && err == MT_OK; i++) {
         if (!s[i].probe)
             continue;
-        uint64_t m = s[i].probe;
-        uint32_t laps = laps_for(c, m);
-        e[used] = mt_exp_chase(MT_PATH_GLOBAL_CA, m * s[i].k * line, (uint32_t)(s[i].k * line),
-                               GEOMETRY_WARMUP_LAPS, (uint32_t)(laps * m), MT_MODE_FINE);
-        idx[used++] = i;
+        size_t missed = 0, laps = 0;
+        for (uint32_t k = 0; k < s[i].runs && err == MT_OK; k++)
+            err = count_laps(c, &r[used++], s[i].probe, thr, &missed, &laps);
+        if (laps && missed == laps)
+            s[i].hi = s[i].probe;
+        else
+            s[i].lo = s[i].probe;
     }
-    if (!used)
-        return MT_OK;
-    mt_err err = mt_run(c, e, used, r);
+    mt_results_free(r, total);
+out:
+    free(e);
+    free(r);
+    return err;
+}
+
+/* Outlier rate per load (Laplace's rule) of a chain of half the lines,
+ * one line apart: it fits, so its misses are timer outliers. */
+static mt_err outlier_rate(mt_probe_ctx *c, uint64_t n_lines, uint32_t line, double *p0)
+{
+    uint64_t m = n_lines / 2 ? n_lines / 2 : 1;
+    mt_experiment e[GEOMETRY_REF_RUNS];
+    mt_result r[GEOMETRY_REF_RUNS];
+    for (uint32_t k = 0; k < GEOMETRY_REF_RUNS; k++)
+        e[k] = mt_exp_chase(MT_PATH_GLOBAL_CA, m * line, line, GEOMETRY_WARMUP_LAPS,
+                            c->dev.max_fine_loads, MT_MODE_FINE);
+    mt_err err = mt_run(c, e, GEOMETRY_REF_RUNS, r);
     if (err != MT_OK)
         return err;
     double thr = c->cs[MT_CACHE_L1D].hit_threshold;
-    for (size_t j = 0; j < used && err == MT_OK; j++) {
-        stride_search *t = &s[idx[j]];
-        size_t ns;
-        double *x = mt_fine_samples(c, &r[j], 0, &ns);
+    size_t misses = 0, loads = 0;
+    for (uint32_t k = 0; k < GEOMETRY_REF_RUNS && err == MT_OK; k++) {
+        size_t n;
+        double *x = mt_fine_samples(c, &r[k], 0, &n);
         if (!x) {
             err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
             break;
         }
-        size_t misses = 0;
-        for (size_t q = 0; q < ns; q++)
-            misses += x[q] > thr;
+        for (size_t i = 0; i < n; i++)
+            misses += x[i] > thr;
+        loads += n;
         free(x);
-        double laps = (double)ns / (double)t->probe;
-        if ((double)misses >= GEOMETRY_MISSES_PER_LAP * laps)
-            t->hi = t->probe;
-        else
-            t->lo = t->probe;
     }
-    mt_results_free(r, used);
-    *more = true;
+    mt_results_free(r, GEOMETRY_REF_RUNS);
+    *p0 = ((double)misses + 1) / ((double)loads + 2);
     return err;
 }
 
@@ -159,10 +226,11 @@ static mt_err run_geometry(mt_probe_ctx *c)
     uint64_t n_lines = (uint64_t)size->value / line;
     if (line == 0 || n_lines < 1)
         return MT_OK;
-    mt_note_threshold(c, "GEOMETRY_MISSES_PER_LAP", GEOMETRY_MISSES_PER_LAP,
-                      "geometry: misses per timed lap from which a chain does not fit a set");
-    mt_note_threshold(c, "GEOMETRY_MIN_LAPS", GEOMETRY_MIN_LAPS,
-                      "geometry: fewest whole laps a fits/does-not-fit decision is timed over");
+    mt_note_threshold(c, "GEOMETRY_ALPHA", GEOMETRY_ALPHA,
+                      "geometry: chance that timer outliers in every lap make a fitting chain "
+                      "look as if it did not fit");
+    mt_note_threshold(c, "GEOMETRY_MAX_LAPS", GEOMETRY_MAX_LAPS,
+                      "geometry: most laps one fits/does-not-fit decision is timed over");
     uint64_t limit = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CA];
     if (!limit)
         limit = UINT64_MAX;
@@ -178,9 +246,13 @@ static mt_err run_geometry(mt_probe_ctx *c)
     s[n++] = (stride_search){.k = n_lines, .lo = 1};
     mt_progress(c, "L1 geometry: capacity at %zu strides (2 to %llu lines)", n,
                 (unsigned long long)n_lines);
+    double p0;
+    mt_err rerr = outlier_rate(c, n_lines, line, &p0);
+    if (rerr != MT_OK)
+        return rerr;
     for (;;) {
         for (size_t i = 0; i < n; i++)
-            s[i].probe = next_probe(c, &s[i], n_lines, line, limit);
+            s[i].probe = next_probe(c, &s[i], n_lines, line, limit, p0);
         bool more;
         mt_err err = run_round(c, s, n, line, &more);
         if (err != MT_OK)
