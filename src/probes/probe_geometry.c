@@ -324,8 +324,8 @@ static const mt_finding_decl geometry_provides[] = {
 static const char *const geometry_requires[] = {"l1d.size", "l1d.line", NULL};
 const mt_probe_desc mt_probe_geometry = {
     .name = "geometry",
-    .summary = "L1 data ways, sets and set index (modulo or not) from chains at power-of-two "
-               "strides",
+    .summary = "L1 data ways, sets and set index (modulo or not) from chains at strides of "
+               "2^j and 2^j + 1 lines",
     .rank = 95, .provides = geometry_provides, .requires = geometry_requires,
     .run = run_geometry, .requested = geometry_requested,
 };
