@@ -14,12 +14,15 @@
  * LRU, FIFO, tree pseudo-LRU and random alike.
  *
  * With modulo indexing over S sets, a stride of k lines reaches S/gcd(S,k)
- * sets: cap(k) = W S / gcd(S, k).  A stride of N lines is a multiple of S,
- * so cap(N) = W, and S = N / W.  The probe measures cap at N and at every
- * power of two below it, and accepts "modulo, W ways, S sets" only when
- * every one of them is what that formula predicts: the capacity halves with
- * each doubling of the stride until the stride reaches the power of two in
- * S, then stays at W times S's odd part.  Strides of 2^j + 1 lines are
+ * sets: cap(k) = W S / gcd(S, k).  Over the strides 1, 2, 4, ... (up to
+ * 2N) the capacity halves with each doubling until the stride reaches the
+ * power of two in S (2^a), then stays at P = W times S's odd part; a
+ * stride of P 2^a lines is then a multiple of S, where the capacity is W,
+ * and S = P 2^a / W.  The probe accepts "modulo, W ways, S sets" only when
+ * every stride measured holds what that formula predicts, and reports
+ * where S x W x line differs from the l1d size (the capacity search's
+ * first misses: a cache that loses lines before it is full).  Strides of
+ * 2^j + 1 lines are
  * measured too: under modulo they reach (nearly) every set, but an index
  * that XORs line bit i with bit i + j (the common hashes) sends all of
  * their first 2^j elements to one set, so a hash whose spreading makes
@@ -78,15 +81,16 @@ static uint32_t laps_needed(double p0, uint64_t m)
 /* The next element count to test (doubling until a chain does not fit,
  * then bisection) and the runs it takes; 0 when bracketed or nothing more
  * can be decided (laps, footprint limit). */
-static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t n_lines,
+static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max_m,
                            uint32_t line, uint64_t limit, double p0)
 {
     uint64_t m;
     if (s->hi == 0)
-        m = s->lo * 2 > n_lines + 1 ? n_lines + 1 : s->lo * 2;
+        m = s->lo * 2 > max_m ? max_m : s->lo * 2;
     else
         m = s->lo + (s->hi - s->lo) / 2;
-    if (m <= s->lo || (s->hi && m >= s->hi) || m * s->k * line > limit)
+    if (m <= s->lo || (s->hi && m >= s->hi) || m * s->k * line > limit ||
+        s->k * line > UINT32_MAX) /* a chain's stride is 32 bits */
         return 0;
     uint32_t laps = laps_needed(p0, m);
     uint64_t per_run = c->dev.max_fine_loads / m;
@@ -214,6 +218,42 @@ static void caps_text(const stride_search *s, size_t n, char *buf, size_t len)
                                s[i].hi ? "" : "+");
 }
 
+/* Searches every stride's capacity, one batch per round, until each is
+ * bracketed or cannot be taken further. */
+static mt_err search(mt_probe_ctx *c, stride_search *s, size_t n, uint64_t max_m, uint32_t line,
+                     uint64_t limit, double p0)
+{
+    for (;;) {
+        for (size_t i = 0; i < n; i++)
+            s[i].probe = next_probe(c, &s[i], max_m, line, limit, p0);
+        bool more;
+        mt_err err = run_round(c, s, n, line, &more);
+        if (err != MT_OK || !more)
+            return err;
+    }
+}
+
+/* Under modulo indexing the capacities at strides 2^j halve until 2^j
+ * reaches the power of two in S (2^a), then stay at P = W q (q: S's odd
+ * part).  Returns P 2^a, a multiple of S, or 0 when a power-of-two stride
+ * was not bracketed.  (A hashed index gives some stride too: the model
+ * check that follows rejects it.) */
+static uint64_t plateau_stride(const stride_search *s, size_t n)
+{
+    uint64_t last = 0, start = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].k & (s[i].k - 1))
+            continue; /* not a power of two */
+        if (s[i].hi != s[i].lo + 1)
+            return 0;
+        if (s[i].lo != last) {
+            last = s[i].lo;
+            start = s[i].k;
+        }
+    }
+    return last * start;
+}
+
 static mt_err run_geometry(mt_probe_ctx *c)
 {
     const mt_finding *size = mt_get(c, "l1d", "size"), *line_f = mt_get(c, "l1d", "line");
@@ -235,44 +275,50 @@ static mt_err run_geometry(mt_probe_ctx *c)
     if (!limit)
         limit = UINT64_MAX;
 
-    /* Strides 2^j and 2^j + 1 below N lines, and N itself (the last). */
+    /* Strides 1, 2^j up to 2N (past any set count) and 2^j + 1 below N. */
     stride_search s[GEOMETRY_MAX_STRIDES];
     size_t n = 0;
-    for (uint64_t k = 2; k < n_lines && n + 3 <= GEOMETRY_MAX_STRIDES; k *= 2) {
+    for (uint64_t k = 1; n + 3 <= GEOMETRY_MAX_STRIDES; k *= 2) {
         s[n++] = (stride_search){.k = k, .lo = 1};
-        if (k + 1 < n_lines)
+        if (k >= 2 * n_lines)
+            break;
+        if (k > 1 && k + 1 < n_lines)
             s[n++] = (stride_search){.k = k + 1, .lo = 1};
     }
-    s[n++] = (stride_search){.k = n_lines, .lo = 1};
-    mt_progress(c, "L1 geometry: capacity at %zu strides (2 to %llu lines)", n,
-                (unsigned long long)n_lines);
+    mt_progress(c, "L1 geometry: capacity at %zu strides (1 to %llu lines)", n,
+                (unsigned long long)s[n - 1].k);
     double p0;
-    mt_err rerr = outlier_rate(c, n_lines, line, &p0);
-    if (rerr != MT_OK)
-        return rerr;
-    for (;;) {
-        for (size_t i = 0; i < n; i++)
-            s[i].probe = next_probe(c, &s[i], n_lines, line, limit, p0);
-        bool more;
-        mt_err err = run_round(c, s, n, line, &more);
-        if (err != MT_OK)
+    mt_err err = outlier_rate(c, n_lines, line, &p0);
+    if (err == MT_OK)
+        err = search(c, s, n, 2 * n_lines + 1, line, limit, p0);
+    if (err != MT_OK)
+        return err;
+    /* The stride that modulo indexing maps to one set (a multiple of S):
+     * the plateau's capacity P = W q times the stride where it starts, 2^a. */
+    uint64_t whole = plateau_stride(s, n);
+    size_t at = n;
+    for (size_t i = 0; i < n; i++)
+        if (whole && s[i].k == whole)
+            at = i;
+    if (whole && at == n && n < GEOMETRY_MAX_STRIDES) {
+        s[n++] = (stride_search){.k = whole, .lo = 1};
+        if ((err = search(c, s, n, 2 * n_lines + 1, line, limit, p0)) != MT_OK)
             return err;
-        if (!more)
-            break;
     }
 
     char caps[400];
     caps_text(s, n, caps, sizeof caps);
     const char *m = "stride-conflict capacity";
-    uint64_t ways = s[n - 1].lo, min_cap = ways;
+    uint64_t min_cap = UINT64_MAX;
     bool all_found = true;
     for (size_t i = 0; i < n; i++) {
         all_found = all_found && s[i].hi == s[i].lo + 1;
         if (s[i].lo < min_cap)
             min_cap = s[i].lo;
     }
-    bool modulo = all_found && ways && n_lines % ways == 0;
-    uint64_t sets = modulo ? n_lines / ways : 0;
+    uint64_t ways = at < n ? s[at].lo : 0;
+    bool modulo = all_found && ways && whole % ways == 0;
+    uint64_t sets = modulo ? whole / ways : 0;
     for (size_t i = 0; i < n && modulo; i++)
         modulo = s[i].lo == ways * sets / gcd_u64(sets, s[i].k);
     mt_finding fw, fs, fi;
@@ -281,16 +327,22 @@ static mt_err run_geometry(mt_probe_ctx *c)
                                                             : line_f->confidence;
         fw = mt_find_value((double)ways, "count", MT_SRC_MEASURED, m, conf,
                            "a chain %llu lines apart holds %llu elements; capacity (stride:"
-                           "elements) %s", (unsigned long long)n_lines,
+                           "elements) %s", (unsigned long long)whole,
                            (unsigned long long)ways, caps);
         fs = mt_find_value((double)sets, "count", MT_SRC_MEASURED, m, conf,
-                           "%llu lines / %llu ways; every stride's capacity is ways x sets / "
-                           "gcd(sets, stride)", (unsigned long long)n_lines,
-                           (unsigned long long)ways);
+                           "%llu lines apart map to one set, which holds %llu; every stride's "
+                           "capacity is ways x sets / gcd(sets, stride)",
+                           (unsigned long long)whole, (unsigned long long)ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
                            "all %zu strides held ways x sets / gcd(sets, stride) elements", n);
         fi.kind = MT_FIND_TEXT;
         snprintf(fi.text, sizeof fi.text, "modulo");
+        /* The cross-check: sets x ways x line against the capacity search's
+         * size (its first misses). */
+        if (sets * ways != n_lines)
+            mt_finding_append_note(&fs, "sets x ways x line = %llu B, but the l1d size (first "
+                                   "misses of a sector-stride chain) is %.0f B",
+                                   (unsigned long long)(sets * ways * line), size->value);
     } else {
         /* Any min_cap elements fit, so no set holds fewer ways. */
         fw = mt_find_range(1, (double)min_cap, "count", m, GEOMETRY_RANGE_CONF,
