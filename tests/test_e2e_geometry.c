@@ -108,7 +108,7 @@ static void test_geometry_specs(void **state)
     int n = for_each_spec("tests/specs-geometry", check_spec, "strict");
     if (n < 0)
         fail_msg("cannot open tests/specs-geometry");
-    assert_true(n >= 10);
+    assert_true(n >= 11);
     assert_true(for_each_spec("tests/specs-carveout", check_spec, NULL) >= 5);
 }
 

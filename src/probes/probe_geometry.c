@@ -55,7 +55,9 @@
 #define GEOMETRY_REF_RUNS 4u
 /* Strides searched: 2^j and 2^j + 1 for every j up to 31, and N. */
 #define GEOMETRY_MAX_STRIDES 64
-/* Confidence of ways that are only a range (a hashed index). */
+/* Confidence of ways and sets that are only bounded (an index that is not
+ * modulo): the bounds hold whatever the index, but they say little, and
+ * the contract's trusted level (0.5) is the most a range may claim. */
 #define GEOMETRY_RANGE_CONF 0.5
 
 /* One stride's search: lo fits, hi does not (0: not yet found). */
@@ -215,7 +217,7 @@ static void caps_text(const stride_search *s, size_t n, char *buf, size_t len)
     for (size_t i = 0; i < n && at < len; i++)
         at += (size_t)snprintf(buf + at, len - at, "%s%llu:%llu%s", i ? " " : "",
                                (unsigned long long)s[i].k, (unsigned long long)s[i].lo,
-                               s[i].hi ? "" : "+");
+                               s[i].hi == s[i].lo + 1 ? "" : "+");
 }
 
 /* Searches every stride's capacity, one batch per round, until each is
@@ -259,11 +261,14 @@ static mt_err run_geometry(mt_probe_ctx *c)
     const mt_finding *size = mt_get(c, "l1d", "size"), *line_f = mt_get(c, "l1d", "line");
     const mt_cache_state *cs = &c->cs[MT_CACHE_L1D];
     mt_mark_probed(c, "l1d");
-    if (size->kind != MT_FIND_VALUE || line_f->kind != MT_FIND_VALUE || !cs->hit_known ||
-        !cs->present)
-        return MT_OK; /* no exact line count to divide: no finding */
+    bool sized = size->kind == MT_FIND_VALUE || size->kind == MT_FIND_RANGE;
+    if (!sized || line_f->kind != MT_FIND_VALUE || !cs->hit_known || !cs->present)
+        return MT_OK; /* no line to count strides in, or no bound on the lines: no finding */
     uint32_t line = (uint32_t)line_f->value;
-    uint64_t n_lines = (uint64_t)size->value / line;
+    /* N only bounds the searches and sizes the reference chain: a size
+     * range (timer outliers blurred the first misses) gives its top. */
+    double size_top = size->kind == MT_FIND_RANGE ? size->hi : size->value;
+    uint64_t n_lines = (uint64_t)size_top / line;
     if (line == 0 || n_lines < 1)
         return MT_OK;
     mt_note_threshold(c, "GEOMETRY_ALPHA", GEOMETRY_ALPHA,
@@ -309,12 +314,14 @@ static mt_err run_geometry(mt_probe_ctx *c)
     char caps[400];
     caps_text(s, n, caps, sizeof caps);
     const char *m = "stride-conflict capacity";
-    uint64_t min_cap = UINT64_MAX;
+    /* The ways' upper bound: every capacity is at least W, and hi - 1 is
+     * at least the capacity wherever a chain was seen not to fit. */
+    uint64_t max_ways = n_lines;
     bool all_found = true;
     for (size_t i = 0; i < n; i++) {
         all_found = all_found && s[i].hi == s[i].lo + 1;
-        if (s[i].lo < min_cap)
-            min_cap = s[i].lo;
+        if (s[i].hi && s[i].hi - 1 < max_ways)
+            max_ways = s[i].hi - 1;
     }
     uint64_t ways = at < n ? s[at].lo : 0;
     bool modulo = all_found && ways && whole % ways == 0;
@@ -323,8 +330,9 @@ static mt_err run_geometry(mt_probe_ctx *c)
         modulo = s[i].lo == ways * sets / gcd_u64(sets, s[i].k);
     mt_finding fw, fs, fi;
     if (modulo) {
-        double conf = size->confidence < line_f->confidence ? size->confidence
-                                                            : line_f->confidence;
+        /* The size only bounds the search: the line's confidence is the
+         * one the strides inherit. */
+        double conf = line_f->confidence;
         fw = mt_find_value((double)ways, "count", MT_SRC_MEASURED, m, conf,
                            "a chain %llu lines apart holds %llu elements; capacity (stride:"
                            "elements) %s", (unsigned long long)whole,
@@ -339,18 +347,29 @@ static mt_err run_geometry(mt_probe_ctx *c)
         snprintf(fi.text, sizeof fi.text, "modulo");
         /* The cross-check: sets x ways x line against the capacity search's
          * size (its first misses). */
-        if (sets * ways != n_lines)
-            mt_finding_append_note(&fs, "sets x ways x line = %llu B, but the l1d size (first "
-                                   "misses of a sector-stride chain) is %.0f B",
-                                   (unsigned long long)(sets * ways * line), size->value);
+        double geo = (double)(sets * ways * line);
+        if (size->kind == MT_FIND_VALUE ? geo != size->value : geo < size->lo || geo > size->hi)
+            mt_finding_append_note(&fs, "sets x ways x line = %.0f B, but the l1d size (first "
+                                   "misses of a sector-stride chain) is %.0f-%.0f B", geo,
+                                   size->kind == MT_FIND_VALUE ? size->value : size->lo,
+                                   size->kind == MT_FIND_VALUE ? size->value : size->hi);
     } else {
-        /* Any min_cap elements fit, so no set holds fewer ways. */
-        fw = mt_find_range(1, (double)min_cap, "count", m, GEOMETRY_RANGE_CONF,
-                           "capacities (stride:elements, + = not bracketed) %s do not follow "
+        /* Any W elements fit in any index, so W <= every capacity; the
+         * sets are the lines over the ways, with the size's low end. */
+        double low = size->kind == MT_FIND_RANGE ? size->lo : size->value;
+        uint64_t n_low = (uint64_t)low / line;
+        if (!max_ways)
+            max_ways = 1;
+        mt_note_threshold(c, "GEOMETRY_RANGE_CONF", GEOMETRY_RANGE_CONF,
+                          "geometry: confidence of ways and sets bounded, not measured (an "
+                          "index that is not modulo)");
+        fw = mt_find_range(1, (double)max_ways, "count", m, GEOMETRY_RANGE_CONF,
+                           "capacities (stride:elements, + = lower bound) %s do not follow "
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
-        fs = mt_find_range((double)((n_lines + min_cap - 1) / min_cap), (double)n_lines, "count", m,
-                           GEOMETRY_RANGE_CONF, "%llu lines over at most %llu ways",
-                           (unsigned long long)n_lines, (unsigned long long)min_cap);
+        fs = mt_find_range((double)((n_low + max_ways - 1) / max_ways), (double)n_lines, "count",
+                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over at most %llu ways",
+                           (unsigned long long)n_low, (unsigned long long)n_lines,
+                           (unsigned long long)max_ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
