@@ -22,13 +22,13 @@
  * every stride measured holds what that formula predicts, and reports
  * where S x W x line differs from the l1d size (the capacity search's
  * first misses: a cache that loses lines before it is full).  Strides of
- * 2^j + 1 lines are
- * measured too: under modulo they reach (nearly) every set, but an index
- * that XORs line bit i with bit i + j (the common hashes) sends all of
- * their first 2^j elements to one set, so a hash whose spreading makes
- * the power-of-two strides look fully associative still breaks the
- * pattern there.  A hashed index fails the formula; then the ways are only
- * bounded: any W elements fit in any index, so 1 <= W <= min cap(k). */
+ * 2^j + 1 lines are measured too: under modulo they reach (nearly) every
+ * set, but an index that XORs line bit i with bit i + j (the common
+ * hashes) sends all of their first 2^j elements to one set, so a hash
+ * whose spreading makes the power-of-two strides look fully associative
+ * still breaks the pattern there.  A hashed index fails the formula; then
+ * the ways are only bounded: any W elements fit in any index, so W is at
+ * most every capacity. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +53,8 @@
  * half the cache's lines, one line apart: it fits in any sane index):
  * 4 x 8192 loads resolve outlier rates down to about 1e-4. */
 #define GEOMETRY_REF_RUNS 4u
-/* Strides searched: 2^j and 2^j + 1 for every j up to 31, and N. */
+/* Strides searched: 1, 2^j and 2^j + 1 for every j up to 31, and the
+ * plateau's. */
 #define GEOMETRY_MAX_STRIDES 64
 /* Confidence of ways and sets that are only bounded (an index that is not
  * modulo): the bounds hold whatever the index, but they say little, and
