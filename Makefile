@@ -160,6 +160,7 @@ TEST_LIBS_cli       := cli probes recording report sim topology analysis backend
 TEST_EXTRA_test_e2e_presets := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_interference := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_carveout := $(SREG_OBJ)
+TEST_EXTRA_test_e2e_geometry := $(SREG_OBJ)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 test_module = $(word 2,$(subst _, ,$(notdir $(1))))

@@ -46,6 +46,9 @@ void mt_cli_usage(FILE *f)
           "                        preference the device rounds up to one (40%), or 'all':\n"
           "                        every carveout it lists, and the line the sizes follow\n"
           "                        (slope, and offset = the unified L1/shared array)\n"
+          "      --geometry        also measure the L1 data cache's ways, sets and set index\n"
+          "                        (opt-in probe geometry: chains at strides of 2^j and\n"
+          "                        2^j + 1 lines)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -69,7 +72,8 @@ void mt_cli_usage(FILE *f)
 /* Far above any machine's GPU count; only bounds the parse. */
 #define MT_CLI_MAX_DEVICE 1024
 
-enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT };
+enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
+       OPT_GEOMETRY };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -82,6 +86,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"version", no_argument, 0, 'V'},          {"list-presets", no_argument, 0, OPT_LIST_PRESETS},
         {"csv", required_argument, 0, OPT_CSV},
         {"carveout", required_argument, 0, OPT_CARVEOUT},
+        {"geometry", no_argument, 0, OPT_GEOMETRY},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -122,6 +127,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
                 return e;
             break;
         }
+        case OPT_GEOMETRY: o->probes.geometry = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

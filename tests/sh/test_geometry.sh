@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The geometry probe (--geometry) from the command line and through a
+# recording: the JSON validates and holds ways, sets and index; the replay
+# gives the same findings; without --geometry the probe does not run.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+gs="$root/tests/specs-geometry/fifo-48x6.spec"
+run_mt --sim "$gs" --only l1d --quiet --geometry --record "$tmp/rec" --json "$tmp/a.json"
+check "recorded geometry run exits 0" rc_is 0
+check "its JSON validates against the schema" \
+  $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$tmp/a.json"
+check "48 sets x 6 ways, modulo, with the decision threshold listed" $PY - "$tmp/a.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+l1 = [o for o in r["objects"] if o["key"] == "l1d"][0]["findings"]
+assert l1["ways"]["value"] == 6 and l1["sets"]["value"] == 48, (l1["ways"], l1["sets"])
+assert l1["index"]["text"] == "modulo", l1["index"]
+assert "GEOMETRY_ALPHA" in [t["name"] for t in r["thresholds"]]
+t = [p for p in r["timing"]["probes"] if p["probe"] == "geometry"]
+assert t and t[0]["experiments"] > 0, t
+PY
+run_mt --replay "$tmp/rec" --quiet --geometry --json "$tmp/b.json"
+check "replayed geometry run exits 0" rc_is 0
+check "replayed: the same findings" diff <($PY "$root/tests/findings_digest.py" "$tmp/a.json") \
+  <($PY "$root/tests/findings_digest.py" "$tmp/b.json")
+run_mt --sim "$gs" --only l1d --quiet --json "$tmp/c.json"
+check "without --geometry: no geometry findings" sh -c "! grep -q '\"ways\"' '$tmp/c.json'"
+finish
