@@ -126,4 +126,25 @@ for kib, f in sizes.items():
     assert abs(v - line) <= 0.01 * line, (kib, v, line)
 PY
 
+# The geometry probe (--geometry, issue 8) recorded on the same H100: the
+# replay prints what the GPU printed; every power-of-two stride (up to 4096
+# lines) held the whole capacity while odd strides held less, which no
+# modulo index does: "not modulo", with ways and sets as ranges that are
+# consistent with the measured L1 size.
+check "geometry fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-geometry.tar.xz"
+run_mt --replay "$tmp/rec-geometry" --geometry --quiet --json "$tmp/geometry.json"
+check "geometry replay exits 0" rc_is 0
+check "geometry replay's findings equal the GPU run's" diff <($PY "$root/tests/findings_digest.py" "$fx/report-geometry.json") \
+  <($PY "$root/tests/findings_digest.py" "$tmp/geometry.json")
+check "H100 L1 geometry: hashed index, ways and sets ranges that fit the size" $PY - "$tmp/geometry.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+l1 = next(o for o in r["objects"] if o["key"] == "l1d")["findings"]
+assert l1["index"]["kind"] == "text" and l1["index"]["text"].startswith("not modulo"), l1["index"]
+for k in ("ways", "sets"):
+    assert l1[k]["kind"] == "range" and l1[k]["confidence"] < 1, (k, l1[k])
+lines = l1["size"]["value"] / l1["line"]["value"]
+assert l1["ways"]["lo"] <= l1["ways"]["hi"] <= lines and l1["sets"]["hi"] <= lines, (l1["ways"], l1["sets"], lines)
+PY
+
 finish
