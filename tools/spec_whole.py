@@ -66,13 +66,14 @@ def _policy(R, ways, X=None):
     repl = R.choice(["lru", "fifo", "random", "fermi"])
     if repl == "fermi" and (ways == "full" or ways < 2):
         repl = "random"
-    # plru needs a tree of ways: power-of-two counts only ("full" here is
-    # one set of up to 1024 lines, rarely a power of two: left out).
-    if X is not None and ways != "full" and _pow2(ways) and X.random() < 0.2:
-        repl = "plru"
     text = f"replacement = {repl}\n"
     if repl == "fermi":
         text += f"fermi_way = {R.randrange(ways)}\n"
+    # plru needs a tree of ways: power-of-two counts only ("full" here is
+    # one set of up to 1024 lines, rarely a power of two: left out).  It
+    # replaces the policy drawn after R's draws, which keeps R's stream.
+    if X is not None and ways != "full" and _pow2(ways) and X.random() < 0.2:
+        text = "replacement = plru\n"
     return text
 
 
@@ -92,10 +93,11 @@ def _hash_masks(X, sets):
     return " ".join(masks)
 
 
-def _index(R, X, sets, allow_hash=True):
-    """The index line(s): modulo or xor as before, or (extra RNG) hash."""
+def _index(R, X, sets, allow_hash=True, p_hash=0.25):
+    """The index line(s): modulo or xor as before, or (extra RNG, with
+    probability p_hash where the sets allow it) hash."""
     idx = R.choice(['modulo', 'xor'])
-    if X is not None and allow_hash and sets >= 2 and _pow2(sets) and X.random() < 0.25:
+    if X is not None and allow_hash and sets >= 2 and _pow2(sets) and X.random() < p_hash:
         return f"index = hash\nindex_masks = {_hash_masks(X, sets)}\n"
     return f"index = {idx}\n"
 
@@ -121,11 +123,17 @@ def _cache(R, name, serves, lo, hi, latency, extra="", X=None, carve=None):
         while size + default - max(carveouts) < line * ways:
             size += line * ways
         unified = size + default
+    p_hash = 0.25
+    if carve is None and ways != "full" and X is not None and X.random() < 0.2:
+        # Sizes are log-uniform, so a power of two of sets is rare: about 1
+        # in 5 caches get their sets rounded up to one, and a hash.
+        sets = size // line // ways
+        size, p_hash = max(2, 1 << (sets - 1).bit_length()) * ways * line, 1.0
     text = (f"[cache {name}]\nserves = {serves}\n" +
             (f"unified = {unified}\n" if unified else f"size = {size}\n") +
             f"line = {line}\nsector = {sector}\nfill = {fill}\nways = {ways}\n")
     if ways != "full":
-        text += _index(R, X, size // line // ways, allow_hash=unified is None)
+        text += _index(R, X, size // line // ways, allow_hash=unified is None, p_hash=p_hash)
     text += _policy(R, ways, X)
     text += f"latency = {latency}\nnoise = {_noise(R, latency)}\n" + extra
     return text, size
@@ -246,16 +254,16 @@ outlier_cycles = {R.randint(200, 10000)}
     ways = R.choice([w for w in (4, 8, 12, 16, 32) if (target + parts * line * w) * w <= L2_SIZE_WAYS_MAX])
     sets = max(parts, math.ceil(target / (line * ways) / parts) * parts)
     # A hash needs a power of two of sets per partition: about 1 in 4 L2s
-    # get theirs rounded up to one (within the parser's limits).
-    per_part = sets // parts
+    # get theirs rounded up to one (within the parser's limits) and a hash.
+    per_part, p_hash = sets // parts, 0.25
     if X.random() < 0.25:
         pow2 = max(2, 1 << (per_part - 1).bit_length())
         if pow2 * parts * line * ways * ways <= L2_SIZE_WAYS_MAX and pow2 * parts * line * ways <= L2_MAX:
-            per_part = pow2
+            per_part, p_hash = pow2, 1.0
             sets = per_part * parts
     l2size = sets * line * ways
     l2 = (f"[cache l2]\nserves = all\nsize = {l2size}\nline = {line}\nsector = {sector}\n"
-          f"fill = {fill}\nways = {ways}\n" + _index(R, X, per_part) + _policy(R, ways, X) +
+          f"fill = {fill}\nways = {ways}\n" + _index(R, X, per_part, p_hash=p_hash) + _policy(R, ways, X) +
           f"latency = {l2lat}\nnoise = {_noise(R, l2lat)}\n")
     if parts > 1:
         l2 += f"partitions = {parts}\nfar_latency = {far}\n" + _partition_map(X, parts, sm_count)
