@@ -16,7 +16,28 @@ What is drawn, and the limits kept:
     latency;
   * noise on every level up to 1/8 of its latency (L2: of its near
     latency, which is the smaller), timer outliers up to a rate of 0.01 and
-    10000 cycles: the documented limits.
+    10000 cycles: the documented limits;
+  * the keys added for issue 8, drawn from a second RNG (seeded from the
+    seed) so that R's stream, hence every other draw of a seed, is what it
+    was before them (a spec changes only where a new key is drawn):
+    - replacement = plru for about 1 in 5 caches with a power-of-two way
+      count (in place of the policy drawn; the only counts it allows);
+    - index = hash for about 1 in 5 caches (not unified ones: the format
+      forbids it) and 1 in 4 L2s, whose sets (per partition for the L2)
+      are then rounded up to a power of two >= 2, and for 1 in 4 of the
+      others whose sets happen to be one: mask i is bit i plus random bits
+      from bit n (n set bits) up to bit 21, so the masks are independent,
+      also restricted to bits 0..n-1 (contiguous data fills evenly);
+    - unified for about 30% of the L1-level caches (l1d/tex/ro): the
+      device then lists carveouts_kib (a few of 0..48 KiB and always
+      smem_per_sm, 64 KiB), the default carveout is a listed one above 0
+      (carveout_smem = 0 would mean unknown), unified = the default + the
+      drawn size (grown by whole sets until the largest carveout leaves
+      one), and line x ways divides every carveout (the format's rule that
+      each leaves whole sets);
+    - partition_of_sm for about half the partitioned L2s on devices with
+      at least as many SMs as partitions: every partition named, shuffled,
+      in N*P runs or one entry each (the list repeats over the SMs).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
