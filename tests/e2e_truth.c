@@ -32,7 +32,7 @@ static void fill(mt_truth_cache *t, const mt_sim_cache_spec *cs, mt_sim_lpath lp
         return;
     t->present = true;
     t->cs = cs;
-    t->size = cs->size;
+    t->size = cs->size; /* a unified L1: its size at the default carveout (the parser sets it) */
     t->line = cs->line;
     t->sector = cs->fill > cs->sector ? cs->fill : cs->sector;
     t->latency = cs->latency[lp];
@@ -141,7 +141,10 @@ static int penalty_ok(const mt_finding *f, double want, const char *what, char *
 }
 
 /* Latency of an L2 hit on path lp from SM 0, averaged over the partitions
- * (lines are homed evenly: 1/P near, the rest far). */
+ * (lines are homed evenly: 1/P near, the rest far).  Which partition SM 0
+ * is attached to (partition_of_sm) does not matter: the homes are a hash
+ * of the address, so 1/P of its lines are near whichever it is, and the
+ * size it can use is always size / P; the probes measure from SM 0 only. */
 static double l2_mean_latency(const mt_sim_cache_spec *l2, mt_sim_lpath lp)
 {
     if (!l2 || l2->partitions <= 1)
@@ -246,13 +249,24 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
     }
     /* Replacement class (probe_replacement.c): never a wrong class; "not
      * classified" and "not tested" are honest answers.  A direct-mapped
-     * cache behaves as insertion order whatever its policy. */
+     * cache behaves as insertion order whatever its policy; tree pseudo-LRU
+     * keeps the recency class (the probe's "recency (LRU or tree
+     * pseudo-LRU)"). */
+    static const char PLRU_CLASS[] = "unordered or tree pseudo-LRU";
     const mt_finding *rp = F(t, "l1d", "replacement");
-    if (truth[MT_CACHE_L1D].present && rp->kind == MT_FIND_TEXT &&
+    /* Tree pseudo-LRU is recency in the recency test; with 16 ways or more
+     * it evicts young lines in the ordering test, the class that names it. */
+    bool plru_unordered = truth[MT_CACHE_L1D].present && rp->kind == MT_FIND_TEXT &&
+                          truth[MT_CACHE_L1D].cs->repl == MT_SIM_REPL_PLRU &&
+                          truth[MT_CACHE_L1D].cs->ways > 1 &&
+                          strncmp(rp->text, PLRU_CLASS, strlen(PLRU_CLASS)) == 0;
+    if (truth[MT_CACHE_L1D].present && rp->kind == MT_FIND_TEXT && !plru_unordered &&
         strcmp(rp->text, "not classified") != 0) {
         const mt_sim_cache_spec *l1s = truth[MT_CACHE_L1D].cs;
         const char *want = l1s->ways == 1                    ? "insertion order"
-                           : l1s->repl == MT_SIM_REPL_LRU    ? "recency"
+                           : l1s->repl == MT_SIM_REPL_LRU ||
+                                     l1s->repl == MT_SIM_REPL_PLRU
+                               ? "recency"
                            : l1s->repl == MT_SIM_REPL_FIFO   ? "insertion order"
                                                               : "unordered";
         if (strncmp(rp->text, want, strlen(want)) != 0 &&

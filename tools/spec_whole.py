@@ -16,7 +16,28 @@ What is drawn, and the limits kept:
     latency;
   * noise on every level up to 1/8 of its latency (L2: of its near
     latency, which is the smaller), timer outliers up to a rate of 0.01 and
-    10000 cycles: the documented limits.
+    10000 cycles: the documented limits;
+  * the keys added for issue 8, drawn from a second RNG (seeded from the
+    seed) so that R's stream, hence every other draw of a seed, is what it
+    was before them (a spec changes only where a new key is drawn):
+    - replacement = plru for about 1 in 5 caches with a power-of-two way
+      count (in place of the policy drawn; the only counts it allows);
+    - index = hash for about 1 in 5 caches (not unified ones: the format
+      forbids it) and 1 in 4 L2s, whose sets (per partition for the L2)
+      are then rounded up to a power of two >= 2, and for 1 in 4 of the
+      others whose sets happen to be one: mask i is bit i plus random bits
+      from bit n (n set bits) up to bit 21, so the masks are independent,
+      also restricted to bits 0..n-1 (contiguous data fills evenly);
+    - unified for about 30% of the L1-level caches (l1d/tex/ro): the
+      device then lists carveouts_kib (a few of 0..48 KiB and always
+      smem_per_sm, 64 KiB), the default carveout is a listed one above 0
+      (carveout_smem = 0 would mean unknown), unified = the default + the
+      drawn size (grown by whole sets until the largest carveout leaves
+      one), and line x ways divides every carveout (the format's rule that
+      each leaves whole sets);
+    - partition_of_sm for about half the partitioned L2s on devices with
+      at least as many SMs as partitions: every partition named, shuffled,
+      in N*P runs or one entry each (the list repeats over the SMs).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -28,6 +49,8 @@ import random
 KIB = 1024
 L2_MIN = 64 * KIB             # docs/spec-format.md: smallest L2
 L2_SIZE_WAYS_MAX = 2 << 30    # docs/spec-format.md: L2 size x ways
+L2_MAX = 128 << 20            # docs/spec-format.md: largest simulated L2
+SMEM_PER_SM = 64 * KIB        # the [device] below
 
 
 def _log_uniform(R, lo, hi):
@@ -56,23 +79,83 @@ def _geometry(R, lo_bytes, hi_bytes, lines=(32, 64, 128, 256), max_ways=16):
     return size, line, sector, fill, ways
 
 
-def _policy(R, ways):
+def _pow2(n):
+    return n >= 1 and n & (n - 1) == 0
+
+
+def _policy(R, ways, X=None):
     repl = R.choice(["lru", "fifo", "random", "fermi"])
     if repl == "fermi" and (ways == "full" or ways < 2):
         repl = "random"
     text = f"replacement = {repl}\n"
     if repl == "fermi":
         text += f"fermi_way = {R.randrange(ways)}\n"
+    # plru needs a tree of ways: power-of-two counts only ("full" here is
+    # one set of up to 1024 lines, rarely a power of two: left out).  It
+    # replaces the policy drawn after R's draws, which keeps R's stream.
+    if X is not None and ways != "full" and _pow2(ways) and X.random() < 0.2:
+        text = "replacement = plru\n"
     return text
 
 
-def _cache(R, name, serves, lo, hi, latency, extra=""):
+def _hash_masks(X, sets):
+    """index_masks for `sets` (a power of two >= 2) sets: mask i is bit i
+    plus random bits from bit n up to bit 21.  Restricted to bits 0..n-1
+    the masks are the identity, hence independent (every set reachable,
+    contiguous data fills evenly), whatever the higher bits."""
+    n = sets.bit_length() - 1
+    masks = []
+    for i in range(n):
+        m = 1 << i
+        for b in range(n, 22):
+            if X.random() < 0.25:
+                m |= 1 << b
+        masks.append(f"0x{m:x}")
+    return " ".join(masks)
+
+
+def _index(R, X, sets, allow_hash=True, p_hash=0.25):
+    """The index line(s): modulo or xor as before, or (extra RNG, with
+    probability p_hash where the sets allow it) hash."""
+    idx = R.choice(['modulo', 'xor'])
+    if X is not None and allow_hash and sets >= 2 and _pow2(sets) and X.random() < p_hash:
+        return f"index = hash\nindex_masks = {_hash_masks(X, sets)}\n"
+    return f"index = {idx}\n"
+
+
+def _cache(R, name, serves, lo, hi, latency, extra="", X=None, carve=None):
+    """One cache section.  carve = (default, carveouts) in bytes makes it a
+    unified L1 (the ways then divide every carveout's leftover)."""
     size, line, sector, fill, ways = _geometry(R, lo, hi)
-    text = (f"[cache {name}]\nserves = {serves}\nsize = {size}\nline = {line}\n"
-            f"sector = {sector}\nfill = {fill}\nways = {ways}\n")
+    unified = None
+    if carve is not None:
+        default, carveouts = carve
+        # The unified array (size + default) and what every carveout leaves
+        # must be whole sets: line x ways divides every carveout.
+        step = 0
+        for c in carveouts:
+            step = math.gcd(step, c)
+        set_lines = step // line if step else 1024
+        n_lines = size // line
+        choices = [w for w in (1, 2, 3, 4, 6, 8, 12, 16) if set_lines % w == 0 and w <= n_lines]
+        ways = ways if ways != "full" and ways in choices else X.choice(choices)
+        size = max(ways, n_lines // ways * ways) * line
+        # At the largest carveout something must be left: at least one set.
+        while size + default - max(carveouts) < line * ways:
+            size += line * ways
+        unified = size + default
+    p_hash = 0.25
+    if carve is None and ways != "full" and X is not None and X.random() < 0.2:
+        # Sizes are log-uniform, so a power of two of sets is rare: about 1
+        # in 5 caches get their sets rounded up to one, and a hash.
+        sets = size // line // ways
+        size, p_hash = max(2, 1 << (sets - 1).bit_length()) * ways * line, 1.0
+    text = (f"[cache {name}]\nserves = {serves}\n" +
+            (f"unified = {unified}\n" if unified else f"size = {size}\n") +
+            f"line = {line}\nsector = {sector}\nfill = {fill}\nways = {ways}\n")
     if ways != "full":
-        text += f"index = {R.choice(['modulo', 'xor'])}\n"
-    text += _policy(R, ways)
+        text += _index(R, X, size // line // ways, allow_hash=unified is None, p_hash=p_hash)
+    text += _policy(R, ways, X)
     text += f"latency = {latency}\nnoise = {_noise(R, latency)}\n" + extra
     return text, size
 
@@ -84,14 +167,42 @@ def _slices(R):
     return f"slices = {n}\nslice_map = {R.choice(['warp_mod', 'thread_mod', 'group 64', 'group 128'])}\n"
 
 
+def _carveouts(X):
+    """(default, carveouts) in bytes for unified L1s: a few of 0..48 KiB and
+    always smem_per_sm (64 KiB, the format's rule for the largest); the
+    default is a listed one above 0 (carveout_smem = 0 means unknown)."""
+    carveouts = sorted(set(X.sample([0, 8, 16, 24, 32, 48], X.randint(0, 4))) | {SMEM_PER_SM // KIB})
+    carveouts = [c * KIB for c in carveouts]
+    return X.choice([c for c in carveouts if c > 0]), carveouts
+
+
+def _partition_map(X, parts, sm_count):
+    """partition_of_sm for about half the partitioned L2s: every partition
+    named (so it needs sm_count >= parts), shuffled, either in runs (N*P)
+    or one entry at a time; the list repeats over the SMs."""
+    if X.random() >= 0.5 or sm_count < parts:
+        return ""
+    per = X.randint(1, max(1, min(16, sm_count) // parts))
+    order = list(range(parts))
+    X.shuffle(order)
+    if X.random() < 0.5:
+        return f"partition_of_sm = {' '.join(f'{per}*{p}' for p in order)}\n"
+    return f"partition_of_sm = {' '.join(str(p) for p in order)}\n"
+
+
 def spec_whole(seed):
     R = random.Random(seed)
     outlier_rate = 0 if R.random() < 0.3 else round(R.uniform(0, 0.01), 5)
+    sm_count = R.choice([1, 2, 8, 16, 40, 132])
+    # The issue-8 keys come from their own RNG: R's stream, hence every
+    # other draw of this seed, is the same as before they existed.
+    X = random.Random(f"issue8 {seed}")
+    carve = _carveouts(X)
     out = [f"""# tools/spec_whole.py seed {seed}
 [device]
 name = whole {seed}
 compute_capability = 8.0
-sm_count = {R.choice([1, 2, 8, 16, 40, 132])}
+sm_count = {sm_count}
 clock_mhz = 1500
 mem_clock_mhz = 3000
 bus_width_bits = 256
@@ -110,36 +221,45 @@ loop_overhead = {R.randint(2, 12)}
 outlier_rate = {outlier_rate}
 outlier_cycles = {R.randint(200, 10000)}
 """]
+    unified_any = False
+
+    def l1(name, serves, latency, extra=""):
+        # An L1-level cache, unified with shared memory about 30% of the time.
+        nonlocal unified_any
+        mine = carve if X.random() < 0.3 else None
+        unified_any |= mine is not None
+        return _cache(R, name, serves, 1 * KIB, 256 * KIB, latency, extra, X, mine)
+
     # L1 level: latencies, then the layout.
     l1lat = R.randint(20, 100)
     texlat = l1lat + R.randint(0, 60)
     sizes = []
     layout = R.choice(["unified", "separate", "nol1d", "l1d+ro"])
     if layout == "unified":
-        text, size = _cache(R, "l1", "l1d tex ro", 1 * KIB, 256 * KIB, l1lat,
+        text, size = l1("l1", "l1d tex ro", l1lat,
                             f"latency.tex = {texlat}\n" + _slices(R))
         parts = [text]; sizes.append(size); upper = texlat
     elif layout == "separate":
-        a, sa = _cache(R, "l1", "l1d", 1 * KIB, 256 * KIB, l1lat)
-        b, sb = _cache(R, "tex", "tex ro", 1 * KIB, 256 * KIB, texlat, _slices(R))
+        a, sa = l1("l1", "l1d", l1lat)
+        b, sb = l1("tex", "tex ro", texlat, _slices(R))
         parts = [a, b]; sizes += [sa, sb]; upper = texlat
     elif layout == "nol1d":
-        b, sb = _cache(R, "tex", "tex ro", 1 * KIB, 256 * KIB, texlat, _slices(R))
+        b, sb = l1("tex", "tex ro", texlat, _slices(R))
         parts = [b]; sizes.append(sb); upper = texlat
     else:
-        a, sa = _cache(R, "l1", "l1d ro", 1 * KIB, 256 * KIB, l1lat)
-        b, sb = _cache(R, "tex", "tex", 1 * KIB, 256 * KIB, texlat, _slices(R))
+        a, sa = l1("l1", "l1d ro", l1lat)
+        b, sb = l1("tex", "tex", texlat, _slices(R))
         parts = [a, b]; sizes += [sa, sb]; upper = texlat
     out += parts
     # Constant caches.
     clat = R.randint(20, 60)
     c1, c1size = _cache(R, "const_l1", "const", 1 * KIB, 16 * KIB, clat,
-                        "level = 1\n" + (f"slices = 4\nslice_map = warp_mod\n" if R.random() < 0.1 else ""))
+                        "level = 1\n" + (f"slices = 4\nslice_map = warp_mod\n" if R.random() < 0.1 else ""), X)
     out.append(c1)
     upper = max(upper, clat)
     if R.random() < 0.75:
         l15lat = clat + R.randint(30, 100)
-        c15, _ = _cache(R, "const_l15", "const", 4 * c1size, 256 * KIB, l15lat, "level = 1.5\n")
+        c15, _ = _cache(R, "const_l15", "const", 4 * c1size, 256 * KIB, l15lat, "level = 1.5\n", X)
         out.append(c15)
         upper = max(upper, l15lat)
     # L2: 2x to 500x the largest L1-level cache.
@@ -154,14 +274,26 @@ outlier_cycles = {R.randint(200, 10000)}
     fill = R.choice([f for f in (16, 32, 64, 128, 256) if sector <= f <= line])
     ways = R.choice([w for w in (4, 8, 12, 16, 32) if (target + parts * line * w) * w <= L2_SIZE_WAYS_MAX])
     sets = max(parts, math.ceil(target / (line * ways) / parts) * parts)
+    # A hash needs a power of two of sets per partition: about 1 in 4 L2s
+    # get theirs rounded up to one (within the parser's limits) and a hash.
+    per_part, p_hash = sets // parts, 0.25
+    if X.random() < 0.25:
+        pow2 = max(2, 1 << (per_part - 1).bit_length())
+        if pow2 * parts * line * ways * ways <= L2_SIZE_WAYS_MAX and pow2 * parts * line * ways <= L2_MAX:
+            per_part, p_hash = pow2, 1.0
+            sets = per_part * parts
     l2size = sets * line * ways
     l2 = (f"[cache l2]\nserves = all\nsize = {l2size}\nline = {line}\nsector = {sector}\n"
-          f"fill = {fill}\nways = {ways}\nindex = {R.choice(['modulo', 'xor'])}\n" + _policy(R, ways) +
+          f"fill = {fill}\nways = {ways}\n" + _index(R, X, per_part, p_hash=p_hash) + _policy(R, ways, X) +
           f"latency = {l2lat}\nnoise = {_noise(R, l2lat)}\n")
     if parts > 1:
-        l2 += f"partitions = {parts}\nfar_latency = {far}\n"
+        l2 += f"partitions = {parts}\nfar_latency = {far}\n" + _partition_map(X, parts, sm_count)
     out.append(l2)
     out[0] = out[0].replace("L2SIZE", str(l2size))
+    if unified_any:
+        default, carveouts = carve
+        out[0] += (f"carveout_smem = {default // KIB} KiB\n"
+                   f"carveouts_kib = {' '.join(str(c // KIB) for c in carveouts)}\n")
     dram = (far if parts > 1 else l2lat) + R.randint(100, 500)
     shared = R.randint(18, 40)
     out.append(f"[dram]\nlatency = {dram}\nnoise = {_noise(R, dram)}\n\n"

@@ -181,6 +181,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
      * conflicts early at every wide stride), not the line count. */
     double most_lines = 0;
     uint32_t most_s = 0;
+    bool scattered = false; /* most_lines from line_scatter.c's chain */
     for (size_t i = 0; le.found && i < ns; i++)
         if (strides[i] >= le.line_bytes && resident[i] > most_lines) {
             most_lines = resident[i];
@@ -203,13 +204,28 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             most_s = held_s;
             line_max = (double)cap / most_lines;
         }
+        /* Still standing: one more chain whose elements no index can
+         * alias (line_scatter.c), for hashes that defeat every stride. */
+        if (!(line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes)) {
+            err = mt_line_pigeonhole_scattered(c, path, cap, le.line_bytes, limit,
+                                               best.hit_threshold, &held);
+            if (err != MT_OK)
+                return err;
+            if (held > most_lines) {
+                most_lines = held;
+                most_s = le.line_bytes / 2;
+                scattered = true;
+                line_max = (double)cap / most_lines;
+            }
+        }
     }
     if (le.found && line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes) {
         line = mt_find_range(sector, le.line_bytes, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
                              "%.1f B per line from %.0f elements at a %u B stride, but %.0f "
-                             "elements stayed resident at a %u B stride: a line of at most "
+                             "elements stayed resident at a %u B stride%s: a line of at most "
                              "%.1f B; the ratio's edge was a set conflict",
                              (double)best_s / le.ratio, best_e, best_s, most_lines, most_s,
+                             scattered ? " (one per claimed line, its half at random)" : "",
                              line_max);
         /* More resident elements than cap / line also means the capacity
          * may be low (the conflict can end the sector-stride search too). */

@@ -220,6 +220,14 @@ mt_err mt_line_pigeonhole(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t 
                           uint64_t limit, double hit_threshold, double *resident,
                           uint32_t *stride);
 
+/* One element in a random half of each of 1.5 N line-sized blocks, timed
+ * over a second lap of an explicit sequence (line_scatter.c): *resident =
+ * elements that hit; 0 when the backend, the path (texture) or the limits
+ * leave no such run.  More than N resident refutes the line, also under a
+ * set index that aliases every regular stride. */
+mt_err mt_line_pigeonhole_scattered(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t line,
+                                    uint64_t limit, double hit_threshold, double *resident);
+
 /* Adds a threshold to the topology's list (once per name). */
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);
 

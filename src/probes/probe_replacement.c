@@ -12,7 +12,8 @@
  *              the oldest inserted, i.e. exactly the touched ones.
  *   ordering:  fill 0..N-1, bring in N/2 new lines, then time the youngest
  *              R lines (N-R..N-1).  LRU and FIFO both evict the oldest
- *              half and keep these; a policy without order evicts some.
+ *              half and keep these; a policy without order evicts some,
+ *              and so does tree pseudo-LRU with many ways (class below).
  * R = N / 8.  The miss shares decide, with the thresholds below; between
  * them the policy is reported as not classified.  An ordered class (recency
  * or insertion order) must also be one that a policy without order would
@@ -192,7 +193,10 @@ static mt_err replacement(mt_probe_ctx *c)
     static const char *const verdicts[] = {
         [MT_POLICY_RECENCY] = "recency (LRU or tree pseudo-LRU)",
         [MT_POLICY_INSERTION] = "insertion order (FIFO, or direct-mapped)",
-        [MT_POLICY_UNORDERED] = "unordered (random-like; not LRU, FIFO or PLRU)",
+        /* Tree pseudo-LRU with 16 or more ways evicts some of the youngest
+         * lines too (its victims after a sequential fill are ways 0, W/2,
+         * W/4, 3W/4, ...), so the ordering test cannot rule it out. */
+        [MT_POLICY_UNORDERED] = "unordered or tree pseudo-LRU (not LRU, not FIFO)",
         [MT_POLICY_UNCLASSIFIED] = "not classified",
     };
     double conf = v.cls == MT_POLICY_UNCLASSIFIED ? MT_CONF_INCONSISTENT : MT_CONF_POLICY;
