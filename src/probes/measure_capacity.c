@@ -354,7 +354,7 @@ static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, 
     size_t per_run = np + 1, n = per_run * EDGE_POOL_RUNS;
     mt_experiment *e = calloc(n, sizeof *e);
     mt_result *r = calloc(n, sizeof *r);
-    size_t miss[EDGE_SCAN + 1] = {0}, loads[EDGE_SCAN + 1] = {0};
+    mt_miss_count count[EDGE_SCAN + 1] = {{0}};
     mt_err err = MT_OK;
     if (!e || !r) {
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
@@ -371,27 +371,16 @@ static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, 
                 "footprints x %d runs", mt_path_name(q->path), np, EDGE_POOL_RUNS);
     if ((err = mt_run(c, e, n, r)) != MT_OK)
         goto out;
-    for (size_t i = 0; i < n && err == MT_OK; i++) {
-        size_t ns;
-        double *x = mt_fine_samples(c, &r[i], 0, &ns);
-        if (!x) {
-            err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
-            break;
-        }
-        for (size_t j = 0; j < ns; j++)
-            miss[i % per_run] += x[j] > thr;
-        loads[i % per_run] += ns;
-        free(x);
-    }
+    for (size_t i = 0; i < n; i++)
+        mt_count_misses(c, &r[i], thr, &count[i % per_run]);
     mt_results_free(r, n);
-    if (err != MT_OK)
-        goto out;
     /* A real edge leaves every footprint above it with extra misses: from
      * lo down, the run of footprints with an excess (each against the
      * pooled reference) ends at the edge.  A lone excess further down is a
      * chance hit of one of the tests, not an edge. */
     size_t k = 0;
-    while (k < np && mt_fisher_fewer(miss[0], loads[0], miss[1 + k], loads[1 + k]) < MT_KS_ALPHA)
+    while (k < np && mt_fisher_fewer(count[0].missed, count[0].timed, count[1 + k].missed,
+                                     count[1 + k].timed) < MT_KS_ALPHA)
         k++;
     if (k == np) { /* below every scanned footprint: only the reference fits for sure */
         *all_dirty = true;

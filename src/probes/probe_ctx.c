@@ -62,6 +62,13 @@ double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, si
     return x;
 }
 
+void mt_count_misses(const mt_probe_ctx *c, const mt_result *r, double thr, mt_miss_count *m)
+{
+    for (size_t k = 0; k < r->n[0]; k++)
+        m->missed += (double)r->cycles[0][k] - c->overhead_fine > thr;
+    m->timed += r->n[0];
+}
+
 mt_err mt_run_fine(mt_probe_ctx *c, const mt_experiment *e, double **x, size_t *n)
 {
     mt_result r;

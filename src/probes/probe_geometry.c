@@ -181,23 +181,12 @@ static mt_err outlier_rate(mt_probe_ctx *c, uint64_t n_lines, uint32_t line, dou
     mt_err err = mt_run(c, e, GEOMETRY_REF_RUNS, r);
     if (err != MT_OK)
         return err;
-    double thr = c->cs[MT_CACHE_L1D].hit_threshold;
-    size_t misses = 0, loads = 0;
-    for (uint32_t k = 0; k < GEOMETRY_REF_RUNS && err == MT_OK; k++) {
-        size_t n;
-        double *x = mt_fine_samples(c, &r[k], 0, &n);
-        if (!x) {
-            err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
-            break;
-        }
-        for (size_t i = 0; i < n; i++)
-            misses += x[i] > thr;
-        loads += n;
-        free(x);
-    }
+    mt_miss_count count = {0};
+    for (uint32_t k = 0; k < GEOMETRY_REF_RUNS; k++)
+        mt_count_misses(c, &r[k], c->cs[MT_CACHE_L1D].hit_threshold, &count);
     mt_results_free(r, GEOMETRY_REF_RUNS);
-    *p0 = ((double)misses + 1) / ((double)loads + 2);
-    return err;
+    *p0 = ((double)count.missed + 1) / ((double)count.timed + 2);
+    return MT_OK;
 }
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b)

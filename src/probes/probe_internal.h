@@ -72,6 +72,10 @@ void mt_results_free(mt_result *r, size_t n);
 uint32_t mt_fine_loads(const mt_probe_ctx *c, uint64_t footprint, uint32_t stride, double laps);
 /* Fine samples of chain i as doubles with the fine overhead removed (malloc'd). */
 double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, size_t *n);
+/* Adds to *m chain 0's fine samples of r (overhead removed, as
+ * mt_fine_samples gives them) above thr as misses, and all of them as
+ * timed loads. */
+void mt_count_misses(const mt_probe_ctx *c, const mt_result *r, double thr, mt_miss_count *m);
 /* Runs one experiment; *x = chain 0's fine samples, overhead removed (malloc'd). */
 mt_err mt_run_fine(mt_probe_ctx *c, const mt_experiment *e, double **x, size_t *n);
 /* Aggregate per-load latency with loop overhead removed. */

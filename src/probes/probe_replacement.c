@@ -54,20 +54,6 @@
  * 6e-7: a clean ordered cache passes even with a few stray misses. */
 #define POLICY_REPEATS 8u
 
-/* Adds the misses (above thr) and the loads of one sequence result. */
-static mt_err count_misses(mt_probe_ctx *c, const mt_result *r, double thr, mt_miss_count *m)
-{
-    size_t n;
-    double *x = mt_fine_samples(c, r, 0, &n);
-    if (!x)
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
-    for (size_t i = 0; i < n; i++)
-        m->missed += x[i] > thr;
-    m->timed += n;
-    free(x);
-    return MT_OK;
-}
-
 /* Runs `pairs` repeats of the recency and ordering sequences (repeat k has
  * order_seed k: a sequence ignores it, so the addresses stay the same while
  * a random policy draws anew) and adds their counts. */
@@ -89,9 +75,10 @@ static mt_err run_pairs(mt_probe_ctx *c, const mt_experiment *ea, const mt_exper
     }
     if ((err = mt_run(c, e, 2 * (size_t)pairs, r)) != MT_OK)
         goto out;
-    for (uint32_t k = 0; k < pairs && err == MT_OK; k++)
-        if ((err = count_misses(c, &r[2 * k], thr, ma)) == MT_OK)
-            err = count_misses(c, &r[2 * k + 1], thr, mb);
+    for (uint32_t k = 0; k < pairs; k++) {
+        mt_count_misses(c, &r[2 * k], thr, ma);
+        mt_count_misses(c, &r[2 * k + 1], thr, mb);
+    }
     mt_results_free(r, 2 * (size_t)pairs);
 out:
     free(e);
