@@ -21,6 +21,7 @@
 #include "e2e_truth.c"
 #include "probes/probe.h"
 #include "sim/sim.h"
+#include "e2e_measure.h"
 #include "spec_dir.h"
 
 /* Least squares over sizes exact to the byte gives the slope to rounding. */
@@ -34,7 +35,6 @@
 /* The probes the sweep plans: calibration, what it requires, itself. */
 static void sweep_options(const mt_device_info *d, mt_probe_options *o)
 {
-    mt_probe_options_default(o);
     o->only_set = true; /* nothing but the opt-in probe and what it requires */
     for (int i = 0; i < d->n_carveouts; i++)
         o->carveout_smem[i] = d->carveout_smem_options[i];
@@ -46,18 +46,9 @@ static void check_sweep(const char *path, void *user)
 {
     (void)user;
     print_message("spec %s\n", path);
-    mt_errinfo ei = {{0}};
-    mt_backend *be = NULL;
-    if (mt_backend_sim_open(path, 0, 0, &be, &ei) != MT_OK)
-        fail_msg("%s: %s", path, ei.msg);
-    mt_topology *t = mt_topology_new();
-    assert_non_null(t);
-    assert_int_equal(mt_backend_info(be, &t->dev, &ei), MT_OK);
+    mt_backend *be;
+    mt_topology *t = e2e_measure(path, sweep_options, &be);
     assert_true(t->dev.n_carveouts >= 3); /* a sweep these specs exist to test */
-    mt_probe_options opt;
-    sweep_options(&t->dev, &opt);
-    if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK)
-        fail_msg("%s: probes failed: %s", path, ei.msg);
 
     const mt_sim_spec *s = mt_backend_sim_spec(be);
     mt_truth_cache truth[MT_CACHE_COUNT];
@@ -123,23 +114,20 @@ static void test_sweeps(void **state)
     assert_true(n >= 5);
 }
 
+static void one_carveout(const mt_device_info *d, mt_probe_options *o)
+{
+    (void)d;
+    o->carveout_smem[0] = 100 * 1024;
+    o->n_carveouts = 1;
+    o->only_set = true;
+}
+
 /* One carveout (no sweep): its size, and no line. */
 static void test_single(void **state)
 {
     (void)state;
-    mt_errinfo ei = {{0}};
-    mt_backend *be = NULL;
-    assert_int_equal(mt_backend_sim_open("tests/specs-carveout/hopper-lru.spec", 0, 0, &be, &ei),
-                     MT_OK);
-    mt_topology *t = mt_topology_new();
-    assert_non_null(t);
-    assert_int_equal(mt_backend_info(be, &t->dev, &ei), MT_OK);
-    mt_probe_options opt;
-    mt_probe_options_default(&opt);
-    opt.carveout_smem[0] = 100 * 1024;
-    opt.n_carveouts = 1;
-    opt.only_set = true;
-    assert_int_equal(mt_probe_run_all(be, &opt, t, &ei), MT_OK);
+    mt_backend *be;
+    mt_topology *t = e2e_measure("tests/specs-carveout/hopper-lru.spec", one_carveout, &be);
     const mt_finding *f = mt_topology_get(t, "l1d", "size_at_carveout_100KiB");
     assert_non_null(f);
     assert_int_equal(f->kind, MT_FIND_VALUE);
@@ -157,20 +145,12 @@ static void test_opt_in(void **state)
     (void)state;
     mt_probe_options opt;
     mt_probe_options_default(&opt);
-    const mt_probe_desc *order[MT_MAX_PROBES];
-    size_t n = 0;
-    assert_int_equal(mt_probe_plan(&opt, order, &n, NULL), MT_OK);
-    for (size_t i = 0; i < n; i++)
-        assert_string_not_equal(order[i]->name, "carveout");
+    assert_false(e2e_planned(&opt, "carveout"));
     mt_errinfo ei;
     assert_int_equal(mt_probe_parse_only("carveout", &opt, &ei), MT_ERR_INVALID_ARG);
     opt.n_carveouts = 1;
     opt.carveout_smem[0] = 0;
-    assert_int_equal(mt_probe_plan(&opt, order, &n, NULL), MT_OK);
-    bool planned = false;
-    for (size_t i = 0; i < n; i++)
-        planned = planned || strcmp(order[i]->name, "carveout") == 0;
-    assert_true(planned);
+    assert_true(e2e_planned(&opt, "carveout"));
 }
 
 int main(void)

@@ -22,6 +22,7 @@
 #include "e2e_truth.c"
 #include "probes/probe.h"
 #include "sim/sim.h"
+#include "e2e_measure.h"
 #include "spec_dir.h"
 
 /* Presets with an L1 data cache (maxwell's global loads skip the L1). */
@@ -36,25 +37,21 @@ static bool honest(const mt_finding *f, double want)
     return f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi;
 }
 
+static void geometry_only(const mt_device_info *d, mt_probe_options *o)
+{
+    (void)d;
+    o->only_set = true; /* nothing but the opt-in probe and what it requires */
+    o->geometry = true;
+}
+
 /* Runs the geometry probe (and what it requires) on one spec or preset
  * and checks its findings against the truth; returns whether it called
  * the index modulo. */
 static bool check_geometry(const char *spec)
 {
     print_message("spec %s\n", spec);
-    mt_errinfo ei = {{0}};
-    mt_backend *be = NULL;
-    if (mt_backend_sim_open(spec, 0, 0, &be, &ei) != MT_OK)
-        fail_msg("%s: %s", spec, ei.msg);
-    mt_topology *t = mt_topology_new();
-    assert_non_null(t);
-    assert_int_equal(mt_backend_info(be, &t->dev, &ei), MT_OK);
-    mt_probe_options opt;
-    mt_probe_options_default(&opt);
-    opt.only_set = true; /* nothing but the opt-in probe and what it requires */
-    opt.geometry = true;
-    if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK)
-        fail_msg("%s: probes failed: %s", spec, ei.msg);
+    mt_backend *be;
+    mt_topology *t = e2e_measure(spec, geometry_only, &be);
 
     const mt_sim_spec *s = mt_backend_sim_spec(be);
     mt_truth_cache truth[MT_CACHE_COUNT];
@@ -126,19 +123,11 @@ static void test_opt_in(void **state)
     (void)state;
     mt_probe_options opt;
     mt_probe_options_default(&opt);
-    const mt_probe_desc *order[MT_MAX_PROBES];
-    size_t n = 0;
-    assert_int_equal(mt_probe_plan(&opt, order, &n, NULL), MT_OK);
-    for (size_t i = 0; i < n; i++)
-        assert_string_not_equal(order[i]->name, "geometry");
+    assert_false(e2e_planned(&opt, "geometry"));
     mt_errinfo ei;
     assert_int_equal(mt_probe_parse_only("geometry", &opt, &ei), MT_ERR_INVALID_ARG);
     opt.geometry = true;
-    assert_int_equal(mt_probe_plan(&opt, order, &n, NULL), MT_OK);
-    bool planned = false;
-    for (size_t i = 0; i < n; i++)
-        planned = planned || strcmp(order[i]->name, "geometry") == 0;
-    assert_true(planned);
+    assert_true(e2e_planned(&opt, "geometry"));
 }
 
 int main(void)

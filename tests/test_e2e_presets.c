@@ -14,23 +14,13 @@
 #include "e2e_truth.c"
 #include "probes/probe.h"
 #include "sim/sim.h"
+#include "e2e_measure.h"
 #include "spec_dir.h"
 
 static void measure_and_check(const char *preset_or_file, mt_truth_mode mode)
 {
-    mt_errinfo ei = {{0}};
-    mt_backend *be = NULL;
-    mt_err err = mt_backend_sim_open(preset_or_file, 0, 0, &be, &ei);
-    if (err != MT_OK)
-        fail_msg("%s: %s", preset_or_file, ei.msg);
-    mt_topology *t = mt_topology_new();
-    assert_non_null(t);
-    assert_int_equal(mt_backend_info(be, &t->dev, &ei), MT_OK);
-    mt_probe_options opt;
-    mt_probe_options_default(&opt);
-    err = mt_probe_run_all(be, &opt, t, &ei);
-    if (err != MT_OK)
-        fail_msg("%s: probes failed: %s", preset_or_file, ei.msg);
+    mt_backend *be;
+    mt_topology *t = e2e_measure(preset_or_file, NULL, &be);
     char msg[4096];
     int bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, mode, msg, sizeof msg);
     if (bad)
