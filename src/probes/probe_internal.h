@@ -97,6 +97,11 @@ static inline uint64_t mt_hit_footprint(uint64_t half_size, uint32_t stride)
 
 /* Path that reaches a logical cache (probe_l1.c). */
 mt_path mt_cache_path(mt_cache_id id);
+/* Fine samples (malloc'd) of a cold chain of `footprint` bytes at a 4 B
+ * stride, one lap as far as the backend times: it misses once per fill
+ * unit (probe_l1.c). */
+mt_err mt_cold_stride4_samples(mt_probe_ctx *c, mt_path p, uint32_t footprint, double **x,
+                               size_t *n);
 /* Fill unit: spacing of the misses of a cold stride-4 chain (probe_l1.c). */
 mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
                          mt_spacing *sp);

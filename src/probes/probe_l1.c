@@ -111,16 +111,22 @@ out:
     return err;
 }
 
-/* Sector (fill granularity): a cold stride-4 chain misses once per sector. */
-mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
-                         mt_spacing *sp)
+mt_err mt_cold_stride4_samples(mt_probe_ctx *c, mt_path p, uint32_t footprint, double **x,
+                               size_t *n)
 {
     mt_experiment e = mt_exp_chase(p, footprint, 4, 0, footprint / 4, MT_MODE_FINE);
     if (e.loads > c->dev.max_fine_loads)
         e.loads = c->dev.max_fine_loads;
+    return mt_run_fine(c, &e, x, n);
+}
+
+/* Sector (fill granularity): a cold stride-4 chain misses once per sector. */
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
+                         mt_spacing *sp)
+{
     size_t n;
     double *x;
-    mt_err err = mt_run_fine(c, &e, &x, &n);
+    mt_err err = mt_cold_stride4_samples(c, p, footprint, &x, &n);
     if (err != MT_OK)
         return err;
     mt_miss_spacing(x, n, 4, miss_threshold, sp);

@@ -247,13 +247,9 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
 #define L2_SECTOR_FOOTPRINT 4096u
 static mt_err sector_and_dram_spread(mt_probe_ctx *c, double miss_threshold, mt_spacing *sp)
 {
-    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, L2_SECTOR_FOOTPRINT, 4, 0,
-                                   L2_SECTOR_FOOTPRINT / 4, MT_MODE_FINE);
-    if (e.loads > c->dev.max_fine_loads)
-        e.loads = c->dev.max_fine_loads;
     size_t n;
     double *x;
-    mt_err err = mt_run_fine(c, &e, &x, &n);
+    mt_err err = mt_cold_stride4_samples(c, MT_PATH_GLOBAL_CG, L2_SECTOR_FOOTPRINT, &x, &n);
     if (err != MT_OK)
         return err;
     mt_miss_spacing(x, n, 4, miss_threshold, sp);
