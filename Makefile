@@ -194,6 +194,10 @@ clean:
 $(B)/capscan: tools/capscan.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -Isrc -o $@ $< $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
+# Developer tool (tools/l1profile.c): the L1's miss profile across its capacity.
+$(B)/l1profile: tools/l1profile.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
+
 .PHONY: all test bench clean deps
 include fuzz/fuzz.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
