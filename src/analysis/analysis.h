@@ -329,7 +329,7 @@ mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count untouc
  * the line the model evicts last in seq (the sequence ends with the new
  * line), or -1 (nothing evicted, PLRU at a non-power-of-two way count, or
  * more than MT_POLICY_SETS_MAX_WAYS ways). */
-#define MT_POLICY_SETS_MAX_WAYS 64
+#define MT_POLICY_SETS_MAX_WAYS 1024 /* the most the spec format allows */
 typedef enum { MT_MODEL_LRU, MT_MODEL_FIFO, MT_MODEL_PLRU, MT_MODEL_COUNT } mt_policy_model;
 int mt_policy_predict_victim(mt_policy_model model, uint32_t ways, const uint32_t *seq, size_t n);
 
