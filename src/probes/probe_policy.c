@@ -220,7 +220,9 @@ static mt_err run_policy(mt_probe_ctx *c)
              test_names[1], table[1], test_names[2], table[2]);
     mt_set(c, "l1d", "policy_evidence", &ev);
 
-    double conf = MT_CONF_POLICY;
+    /* The sequences stand on the geometry: a policy is no surer than the
+     * ways and sets that placed its lines in one set. */
+    double conf = fw->confidence < MT_CONF_POLICY ? fw->confidence : MT_CONF_POLICY;
     char text[192];
     switch (v.cls) {
     case MT_SETS_DETERMINISTIC:
@@ -239,7 +241,7 @@ static mt_err run_policy(mt_probe_ctx *c)
         break;
     case MT_SETS_FERMI:
         snprintf(text, sizeof text, "Fermi-like weighted random: A%d's way evicted %.0f%% of the "
-                 "time (3x each other way: %.0f%%)", v.top_line, 100 * v.top_share,
+                 "time (Fermi's 3:1 weights: %.0f%%)", v.top_line, 100 * v.top_share,
                  100 * 3.0 / (ways + 2.0));
         break;
     case MT_SETS_RANDOM_OR_FERMI:
