@@ -148,6 +148,8 @@ static mt_err run_policy(mt_probe_ctx *c)
                   fs->kind == MT_FIND_VALUE && line->kind == MT_FIND_VALUE;
     uint32_t ways = modulo ? (uint32_t)fw->value : 0, sets = modulo ? (uint32_t)fs->value : 0;
     uint32_t ln = line->kind == MT_FIND_VALUE ? (uint32_t)line->value : 0;
+    /* Copies: mt_set may move the findings these pointers read. */
+    const double ways_conf = fw->confidence, line_conf = line->confidence;
     /* The longest test's sequence in one set: fill, W hits, B, W timed. */
     uint32_t per_set = 3 * ways + 1;
     uint32_t sets_per_run = sets;
@@ -181,7 +183,7 @@ static mt_err run_policy(mt_probe_ctx *c)
     mt_note_threshold(c, "POLICY_SET_ALPHA", POLICY_SET_ALPHA,
                       "policy: significance of the random, Fermi and deterministic fits");
     if (ways == 1) {
-        f = mt_find_value(0, "", MT_SRC_MEASURED, "per-set sequences", line->confidence,
+        f = mt_find_value(0, "", MT_SRC_MEASURED, "per-set sequences", line_conf,
                           "geometry: 1 way, %u sets: every line has one place", sets);
         f.kind = MT_FIND_TEXT;
         snprintf(f.text, sizeof f.text, "direct-mapped (1 way): no replacement choice");
@@ -222,7 +224,7 @@ static mt_err run_policy(mt_probe_ctx *c)
 
     /* The sequences stand on the geometry: a policy is no surer than the
      * ways and sets that placed its lines in one set. */
-    double conf = fw->confidence < MT_CONF_POLICY ? fw->confidence : MT_CONF_POLICY;
+    double conf = ways_conf < MT_CONF_POLICY ? ways_conf : MT_CONF_POLICY;
     char text[192];
     switch (v.cls) {
     case MT_SETS_DETERMINISTIC:
