@@ -5,7 +5,7 @@
  * element is visited more than once, which no pointer chain can express.
  *
  * N = size / line lines fill the cache exactly (the measured capacity).
- * Two sequences, each starting cold:
+ * Three sequences, each starting cold:
  *   recency:   fill 0..N-1, touch again 0..R-1 (the oldest R), bring in R
  *              new lines, then time 0..R-1.  LRU keeps the touched lines
  *              (the new lines evict lines never touched again); FIFO evicts
@@ -26,11 +26,12 @@
  * them the policy is reported as not classified.  An ordered class (recency
  * or insertion order) must also be one that a policy without order would
  * show only with probability below POLICY_ALPHA (mt_classify_policy): when
- * one pair of sequences cannot say so (few lines, or Fermi's policy with 2-3
- * ways evicting the oldest line most of the time), the pair is repeated and
+ * one run of the sequences cannot say so (few lines, or Fermi's policy with 2-3
+ * ways evicting the oldest line most of the time), they are repeated and
  * the counts pooled; still short of that, the class is flagged.  Without the
- * set count (a later probe) a direct-mapped cache cannot be told from FIFO:
- * the finding says "insertion order (FIFO, or direct-mapped)". */
+ * set count a direct-mapped cache cannot be told from FIFO: the finding
+ * says "insertion order (FIFO, or direct-mapped)"; with --geometry and a
+ * modulo index, probe_policy.c names the policy from single sets. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -188,7 +189,7 @@ static mt_err replacement(mt_probe_ctx *c)
     if ((err = run_sets(c, tests, 0, 1, s->hit_threshold, counts)) != MT_OK)
         goto out;
     mt_policy_verdict v = mt_classify_policy(counts[0], counts[1], counts[2], &lim);
-    uint32_t pairs = 1;
+    uint32_t repeats = 1;
     int ordered = v.cls == MT_POLICY_RECENCY || v.cls == MT_POLICY_INSERTION;
     /* Open after one set: an ordered class random could mimic, or a touch
      * whose effect one set of R loads cannot show. */
@@ -196,7 +197,7 @@ static mt_err replacement(mt_probe_ctx *c)
         mt_progress(c, "L1 replacement: %u more sets (one leaves the class open)", POLICY_REPEATS - 1);
         if ((err = run_sets(c, tests, 1, POLICY_REPEATS - 1, s->hit_threshold, counts)) != MT_OK)
             goto out;
-        pairs = POLICY_REPEATS;
+        repeats = POLICY_REPEATS;
         v = mt_classify_policy(counts[0], counts[1], counts[2], &lim);
         ordered = v.cls == MT_POLICY_RECENCY || v.cls == MT_POLICY_INSERTION;
     }
@@ -211,8 +212,8 @@ static mt_err replacement(mt_probe_ctx *c)
     };
     double conf = v.cls == MT_POLICY_UNCLASSIFIED ? MT_CONF_INCONSISTENT : MT_CONF_POLICY;
     char runs[64] = "";
-    if (pairs > 1)
-        snprintf(runs, sizeof runs, " (%u runs pooled: %zu loads per test)", pairs, counts[0].timed);
+    if (repeats > 1)
+        snprintf(runs, sizeof runs, " (%u runs pooled: %zu loads per test)", repeats, counts[0].timed);
     f = mt_find_value(0, "", MT_SRC_MEASURED, "access sequences (recency, untouched, ordering)",
                       conf, "%u-line fill%s: %.0f%% of %u lines touched again missed after %u new "
                       "lines (recency test), %.0f%% untouched (control); %.0f%% of the %u youngest "
@@ -224,7 +225,7 @@ static mt_err replacement(mt_probe_ctx *c)
     snprintf(f.text, sizeof f.text, "%s", verdicts[v.cls]);
     /* The chance is printed where it decided something (more runs, or a
      * doubt); a class clear from one run keeps the note it always had. */
-    if (ordered && pairs > 1)
+    if (ordered && repeats > 1)
         mt_finding_append_note(&f, "random replacement shows this with p=%.2g (alpha %g)",
                                v.p_unordered, POLICY_ALPHA);
     if (ordered && v.p_unordered >= POLICY_ALPHA)
