@@ -273,6 +273,35 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             !(g_mode == MT_TRUTH_CONTRACT && rp->confidence < MT_TRUTH_TRUSTED))
             bad += complain(msg, cap, "l1d replacement: want %s..., got %s\n", want, rp->text);
     }
+    /* Policy by name (probe_policy.c, --geometry): the spec's policy, or
+     * an answer that names it among others ("random or Fermi-like"); a
+     * 2-way tree pseudo-LRU is LRU, and one way has no policy. */
+    const mt_finding *pn = F(t, "l1d", "policy");
+    if (truth[MT_CACHE_L1D].present && pn->kind == MT_FIND_TEXT &&
+        (pn->confidence >= MT_TRUTH_TRUSTED || g_mode == MT_TRUTH_EXACT)) {
+        const mt_sim_cache_spec *l1s = truth[MT_CACHE_L1D].cs;
+        static const char EITHER[] = "not LRU/FIFO/PLRU: random or Fermi";
+        uint64_t l1_ways = l1s->fully_assoc ? mt_sim_cache_size(l1s, s->carveout_smem) / l1s->line
+                                            : l1s->ways;
+        const char *want = NULL;
+        bool either = false;
+        switch (l1s->repl) {
+        case MT_SIM_REPL_LRU: want = "LRU"; break;
+        case MT_SIM_REPL_FIFO: want = "FIFO"; break;
+        case MT_SIM_REPL_PLRU: want = l1_ways == 2 ? "LRU" : "tree pseudo-LRU"; break;
+        case MT_SIM_REPL_RANDOM: want = "not LRU/FIFO/PLRU, consistent with random"; either = true; break;
+        case MT_SIM_REPL_FERMI: want = "Fermi-like"; either = true; break;
+        }
+        if (l1_ways == 1) {
+            want = "direct-mapped";
+            either = false;
+        }
+        bool ok = (want && strncmp(pn->text, want, strlen(want)) == 0) ||
+                  (either && strncmp(pn->text, EITHER, strlen(EITHER)) == 0);
+        if (!ok)
+            bad += complain(msg, cap, "l1d policy: want %s..., got %s (conf %.2f)\n",
+                            want ? want : "?", pn->text, pn->confidence);
+    }
     bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
     bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);

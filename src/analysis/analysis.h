@@ -280,16 +280,25 @@ double mt_fisher_fewer(uint64_t miss_a, uint64_t n_a, uint64_t miss_b, uint64_t 
 
 /* ---------- replacement class (probe_replacement.c) ----------
  * recency: timed loads of the oldest lines, touched again before new lines
- * came in (LRU keeps them, FIFO evicts them); ordering: timed loads of the
- * youngest lines after half a cache of new lines (LRU and FIFO keep them).
- * Ordering share above kept_share: unordered.  Otherwise the recency share
- * picks recency (<= kept_share), insertion order (>= evicted_share) or
- * unclassified (between).  For the two ordered classes p_unordered is the
- * probability that a policy without order produced counts at least this
- * close: it evicts each youngest line with probability at least
- * unordered_min_young_evict and each touched oldest line with probability
- * at most unordered_max_oldest_evict (tails multiplied: the two tests are
- * independent runs).  1 for the other classes. */
+ * came in (LRU keeps them, FIFO evicts them); untouched: the same sequence
+ * without the touch, the same lines timed (the control: every ordered
+ * policy evicts them when the new lines land in their sets); ordering:
+ * timed loads of the youngest lines after half a cache of new lines (LRU
+ * and FIFO keep them).  Ordering share above kept_share: unordered.
+ * Otherwise the recency share picks recency (<= kept_share), insertion
+ * order (>= evicted_share) or unclassified (between).  Recency also needs
+ * the touch to have saved the lines: the touched lines missed less often
+ * than the untouched ones, one-sided Fisher p_touch below touch_alpha.
+ * Without that the new lines did not contend with the timed lines (a
+ * hashed index sends them to other sets; a direct-mapped cache keeps its
+ * lines whatever was touched) and nothing is said about recency
+ * (unclassified, no_contention set).  For the two ordered classes
+ * p_unordered is the probability that a policy without order produced
+ * counts at least this close: it evicts each youngest line with
+ * probability at least unordered_min_young_evict and each touched oldest
+ * line with probability at most unordered_max_oldest_evict (tails
+ * multiplied: the two tests are independent runs).  1 for the other
+ * classes. */
 typedef enum {
     MT_POLICY_RECENCY,
     MT_POLICY_INSERTION,
@@ -302,13 +311,68 @@ typedef struct {
 typedef struct {
     double kept_share, evicted_share;
     double unordered_min_young_evict, unordered_max_oldest_evict;
+    double touch_alpha;
 } mt_policy_limits;
 typedef struct {
     mt_policy_class cls;
-    double recency_share, ordering_share;
+    double recency_share, untouched_share, ordering_share;
     double p_unordered;
+    double p_touch;     /* Fisher: touched lines missed no less often than untouched */
+    bool no_contention; /* recency-like shares, but the touch made no difference */
 } mt_policy_verdict;
-mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count ordering,
-                                     const mt_policy_limits *lim);
+mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count untouched,
+                                     mt_miss_count ordering, const mt_policy_limits *lim);
+
+/* ---------- replacement policy from per-set sequences (probe_policy.c) ----------
+ * policy_sets.c.  Line ids within one set of `ways` ways: 0..ways-1 the
+ * fill lines in fill order, ways a new line.  mt_policy_predict_victim:
+ * the line the model evicts last in seq (the sequence ends with the new
+ * line), or -1 (nothing evicted, PLRU at a non-power-of-two way count, or
+ * more than MT_POLICY_SETS_MAX_WAYS ways). */
+#define MT_POLICY_SETS_MAX_WAYS 1024 /* the most the spec format allows */
+typedef enum { MT_MODEL_LRU, MT_MODEL_FIFO, MT_MODEL_PLRU, MT_MODEL_COUNT } mt_policy_model;
+int mt_policy_predict_victim(mt_policy_model model, uint32_t ways, const uint32_t *seq, size_t n);
+
+/* One test's outcome over its samples (one set each): victim[j] samples
+ * whose first miss, timing A0..A(W-1) in order, was line j (the lines
+ * after the first miss may miss only because its refill evicted them);
+ * no_miss samples without any; predicted[m] each model's victim. */
+typedef struct {
+    uint64_t victim[MT_POLICY_SETS_MAX_WAYS];
+    uint64_t no_miss;
+    int predicted[MT_MODEL_COUNT];
+} mt_policy_sets_test;
+typedef struct {
+    uint32_t ways;
+    size_t n_tests;
+    const mt_policy_sets_test *test;
+} mt_policy_sets_obs;
+typedef struct {
+    double stray_share; /* share of samples a fitting model may miss (timer outliers) */
+    double alpha;       /* significance of every test below */
+} mt_policy_sets_limits;
+typedef enum {
+    MT_SETS_DETERMINISTIC,   /* fits: the models (bits) whose victims were seen */
+    MT_SETS_RANDOM,          /* no model; uniform victims, Fermi's 3:1 rejected */
+    MT_SETS_FERMI,           /* no model; uniform rejected, one line 3:1 fits */
+    MT_SETS_RANDOM_OR_FERMI, /* no model; neither rejected */
+    MT_SETS_NONE_OF_THESE,
+} mt_policy_sets_class;
+typedef struct {
+    mt_policy_sets_class cls;
+    unsigned fits;                        /* bit m: model m fits */
+    double match_share[MT_MODEL_COUNT];   /* share of samples on each model's victim */
+    double p_other; /* deterministic: chance that random or Fermi matched this often */
+    double p_uniform, p_fermi;            /* unordered: fit of each (two-sided for Fermi) */
+    int top_line;                         /* unordered: the most frequent victim */
+    double top_share, no_miss_share;
+    uint64_t samples;
+} mt_policy_sets_verdict;
+/* A model fits when at least 1 - stray_share of all samples were its
+ * victim.  Otherwise the pooled victims are tested against uniform (largest
+ * count, Bonferroni over the lines) and Fermi's weights (largest count
+ * against 3 / (W + 2), both tails; the runner-up against 1 / (W + 2)). */
+mt_policy_sets_verdict mt_classify_policy_sets(const mt_policy_sets_obs *obs,
+                                               const mt_policy_sets_limits *lim);
 
 #endif

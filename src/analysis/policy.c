@@ -26,11 +26,13 @@ static double share(mt_miss_count c)
     return c.timed ? (double)c.missed / (double)c.timed : 0.0;
 }
 
-mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count ordering,
-                                     const mt_policy_limits *lim)
+mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count untouched,
+                                     mt_miss_count ordering, const mt_policy_limits *lim)
 {
-    mt_policy_verdict v = {.recency_share = share(recency), .ordering_share = share(ordering),
-                           .p_unordered = 1.0};
+    mt_policy_verdict v = {.recency_share = share(recency), .untouched_share = share(untouched),
+                           .ordering_share = share(ordering), .p_unordered = 1.0,
+                           .p_touch = mt_fisher_fewer(recency.missed, recency.timed,
+                                                      untouched.missed, untouched.timed)};
     /* The ordering test's youngest lines: kept by both ordered policies,
      * so a policy without order shows itself only by evicting some. */
     double p_young_kept = mt_binom_at_most(ordering.timed, ordering.missed, lim->unordered_min_young_evict);
@@ -38,7 +40,11 @@ mt_policy_verdict mt_classify_policy(mt_miss_count recency, mt_miss_count orderi
         v.cls = MT_POLICY_UNORDERED;
         return v;
     }
-    if (v.recency_share <= lim->kept_share) {
+    if (v.recency_share <= lim->kept_share && v.p_touch >= lim->touch_alpha) {
+        /* Kept whether touched or not: the new lines went elsewhere. */
+        v.cls = MT_POLICY_UNCLASSIFIED;
+        v.no_contention = true;
+    } else if (v.recency_share <= lim->kept_share) {
         /* Recency: an unordered policy may keep the touched lines too (few
          * new lines per set), so only the ordering test speaks against it. */
         v.cls = MT_POLICY_RECENCY;

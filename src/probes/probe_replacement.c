@@ -5,11 +5,19 @@
  * element is visited more than once, which no pointer chain can express.
  *
  * N = size / line lines fill the cache exactly (the measured capacity).
- * Two sequences, each starting cold:
+ * Three sequences, each starting cold:
  *   recency:   fill 0..N-1, touch again 0..R-1 (the oldest R), bring in R
  *              new lines, then time 0..R-1.  LRU keeps the touched lines
  *              (the new lines evict lines never touched again); FIFO evicts
  *              the oldest inserted, i.e. exactly the touched ones.
+ *   untouched: the recency sequence without the touch (the control): the
+ *              timed lines are the oldest of their sets, so every ordered
+ *              policy evicts them IF the new lines land in their sets.
+ *              Recency is claimed only when the touch saved the lines
+ *              (fewer misses than here, Fisher test): under a hashed index
+ *              the new lines may go to other sets, and a direct-mapped
+ *              cache keeps what the new lines do not displace, touched or
+ *              not, which without the control read as "recency".
  *   ordering:  fill 0..N-1, bring in N/2 new lines, then time the youngest
  *              R lines (N-R..N-1).  LRU and FIFO both evict the oldest
  *              half and keep these; a policy without order evicts some,
@@ -18,11 +26,12 @@
  * them the policy is reported as not classified.  An ordered class (recency
  * or insertion order) must also be one that a policy without order would
  * show only with probability below POLICY_ALPHA (mt_classify_policy): when
- * one pair of sequences cannot say so (few lines, or Fermi's policy with 2-3
- * ways evicting the oldest line most of the time), the pair is repeated and
+ * one run of the sequences cannot say so (few lines, or Fermi's policy with 2-3
+ * ways evicting the oldest line most of the time), they are repeated and
  * the counts pooled; still short of that, the class is flagged.  Without the
- * set count (a later probe) a direct-mapped cache cannot be told from FIFO:
- * the finding says "insertion order (FIFO, or direct-mapped)". */
+ * set count a direct-mapped cache cannot be told from FIFO: the finding
+ * says "insertion order (FIFO, or direct-mapped)"; with --geometry and a
+ * modulo index, probe_policy.c names the policy from single sets. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,37 +58,40 @@
 /* An ordered class needs the chance that an unordered policy mimics it
  * below this (one such test per run: a false class about once in 1000). */
 #define POLICY_ALPHA 1e-3
-/* Pairs of sequences run in all when one pair leaves the class open: with
- * R >= 8 timed loads each, 8 pairs give >= 64 per test, where 0.8^64 is
+/* Sets of sequences run in all when one set leaves the class open: with
+ * R >= 8 timed loads each, 8 sets give >= 64 per test, where 0.8^64 is
  * 6e-7: a clean ordered cache passes even with a few stray misses. */
 #define POLICY_REPEATS 8u
+/* Recency needs the touched lines to miss less often than the untouched
+ * ones with one-sided Fisher p below this: 8 of 8 untouched missed against
+ * none touched is 1/C(16,8) = 8e-5, so one clean set of R >= 8 loads
+ * decides; one test per run, a false "the touch mattered" once in 1000. */
+#define POLICY_TOUCH_ALPHA 1e-3
+#define POLICY_TESTS 3u /* recency, untouched, ordering */
 
-/* Runs `pairs` repeats of the recency and ordering sequences (repeat k has
- * order_seed k: a sequence ignores it, so the addresses stay the same while
- * a random policy draws anew) and adds their counts. */
-static mt_err run_pairs(mt_probe_ctx *c, const mt_experiment *ea, const mt_experiment *eb,
-                        uint32_t first, uint32_t pairs, double thr, mt_miss_count *ma,
-                        mt_miss_count *mb)
+/* Runs `sets` repeats of the POLICY_TESTS sequences (repeat k has
+ * order_seed first + k: a sequence ignores it, so the addresses stay the
+ * same while a random policy draws anew) and adds each test's counts. */
+static mt_err run_sets(mt_probe_ctx *c, const mt_experiment *tests, uint32_t first,
+                       uint32_t sets, double thr, mt_miss_count *counts)
 {
-    mt_experiment *e = calloc(2 * (size_t)pairs, sizeof *e);
-    mt_result *r = calloc(2 * (size_t)pairs, sizeof *r);
+    size_t n = POLICY_TESTS * (size_t)sets;
+    mt_experiment *e = calloc(n, sizeof *e);
+    mt_result *r = calloc(n, sizeof *r);
     mt_err err = MT_OK;
     if (!e || !r) {
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
         goto out;
     }
-    for (uint32_t k = 0; k < pairs; k++) {
-        e[2 * k] = *ea;
-        e[2 * k + 1] = *eb;
-        e[2 * k].order_seed = e[2 * k + 1].order_seed = first + k;
+    for (size_t i = 0; i < n; i++) {
+        e[i] = tests[i % POLICY_TESTS];
+        e[i].order_seed = first + (uint32_t)(i / POLICY_TESTS);
     }
-    if ((err = mt_run(c, e, 2 * (size_t)pairs, r)) != MT_OK)
+    if ((err = mt_run(c, e, n, r)) != MT_OK)
         goto out;
-    for (uint32_t k = 0; k < pairs; k++) {
-        mt_count_misses(c, &r[2 * k], thr, ma);
-        mt_count_misses(c, &r[2 * k + 1], thr, mb);
-    }
-    mt_results_free(r, 2 * (size_t)pairs);
+    for (size_t i = 0; i < n; i++)
+        mt_count_misses(c, &r[i], thr, &counts[i % POLICY_TESTS]);
+    mt_results_free(r, n);
 out:
     free(e);
     free(r);
@@ -114,10 +126,12 @@ static mt_err replacement(mt_probe_ctx *c)
     mt_note_threshold(c, "POLICY_ALPHA", POLICY_ALPHA,
                       "replacement: an ordered class needs random's chance to mimic it below this");
     mt_note_threshold(c, "POLICY_REPEATS", POLICY_REPEATS,
-                      "replacement: sequence pairs pooled when one pair leaves the class open");
+                      "replacement: sequence sets pooled when one set leaves the class open");
+    mt_note_threshold(c, "POLICY_TOUCH_ALPHA", POLICY_TOUCH_ALPHA,
+                      "replacement: recency needs touched lines to miss less than untouched (p)");
     uint32_t ln = (uint32_t)line->value;
     uint32_t n = (uint32_t)(size->value / ln), r = n / POLICY_REFRESH_DIVISOR;
-    uint32_t len_a = n + 3 * r, len_b = n + n / 2 + r;
+    uint32_t len_a = n + 3 * r, len_b = n + n / 2 + r, len_u = n + 2 * r;
     mt_finding f;
     char why[160] = "";
     if (r < POLICY_MIN_PROBES)
@@ -138,8 +152,9 @@ static mt_err replacement(mt_probe_ctx *c)
         return MT_OK;
     }
     uint32_t *a = malloc((size_t)len_a * sizeof *a), *b = malloc((size_t)len_b * sizeof *b);
+    uint32_t *u = malloc((size_t)len_u * sizeof *u);
     mt_err err = MT_OK;
-    if (!a || !b) {
+    if (!a || !b || !u) {
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -153,28 +168,37 @@ static mt_err replacement(mt_probe_ctx *c)
     for (uint32_t i = 0; i < r; i++)
         a[k++] = i;     /* timed */
     k = 0;
+    for (uint32_t i = 0; i < n + r; i++)
+        u[k++] = i;     /* the fill and the new lines, no touch */
+    for (uint32_t i = 0; i < r; i++)
+        u[k++] = i;     /* timed: the same lines as the recency test's */
+    k = 0;
     for (uint32_t i = 0; i < n + n / 2; i++)
         b[k++] = i;
     for (uint32_t i = n - r; i < n; i++)
         b[k++] = i;     /* timed: the youngest of the first fill */
     uint64_t fp = (uint64_t)(n + n / 2) * ln;
-    mt_experiment ea = sequence(fp, ln, a, len_a, len_a - r);
-    mt_experiment eb = sequence(fp, ln, b, len_b, len_b - r);
-    mt_miss_count ma = {0}, mb = {0};
+    const mt_experiment tests[POLICY_TESTS] = {sequence(fp, ln, a, len_a, len_a - r),
+                                               sequence(fp, ln, u, len_u, len_u - r),
+                                               sequence(fp, ln, b, len_b, len_b - r)};
+    mt_miss_count counts[POLICY_TESTS] = {{0}};
     const mt_policy_limits lim = {POLICY_KEPT_SHARE, POLICY_EVICTED_SHARE,
-                                  POLICY_UNORDERED_MIN_YOUNG_EVICT, POLICY_UNORDERED_MAX_OLDEST_EVICT};
-    mt_progress(c, "L1 replacement: recency and ordering sequences (%u lines)", n);
-    if ((err = run_pairs(c, &ea, &eb, 0, 1, s->hit_threshold, &ma, &mb)) != MT_OK)
+                                  POLICY_UNORDERED_MIN_YOUNG_EVICT, POLICY_UNORDERED_MAX_OLDEST_EVICT,
+                                  POLICY_TOUCH_ALPHA};
+    mt_progress(c, "L1 replacement: recency, untouched and ordering sequences (%u lines)", n);
+    if ((err = run_sets(c, tests, 0, 1, s->hit_threshold, counts)) != MT_OK)
         goto out;
-    mt_policy_verdict v = mt_classify_policy(ma, mb, &lim);
-    uint32_t pairs = 1;
+    mt_policy_verdict v = mt_classify_policy(counts[0], counts[1], counts[2], &lim);
+    uint32_t repeats = 1;
     int ordered = v.cls == MT_POLICY_RECENCY || v.cls == MT_POLICY_INSERTION;
-    if (ordered && v.p_unordered >= POLICY_ALPHA) {
-        mt_progress(c, "L1 replacement: %u more pairs (one leaves the class open)", POLICY_REPEATS - 1);
-        if ((err = run_pairs(c, &ea, &eb, 1, POLICY_REPEATS - 1, s->hit_threshold, &ma, &mb)) != MT_OK)
+    /* Open after one set: an ordered class random could mimic, or a touch
+     * whose effect one set of R loads cannot show. */
+    if ((ordered && v.p_unordered >= POLICY_ALPHA) || v.no_contention) {
+        mt_progress(c, "L1 replacement: %u more sets (one leaves the class open)", POLICY_REPEATS - 1);
+        if ((err = run_sets(c, tests, 1, POLICY_REPEATS - 1, s->hit_threshold, counts)) != MT_OK)
             goto out;
-        pairs = POLICY_REPEATS;
-        v = mt_classify_policy(ma, mb, &lim);
+        repeats = POLICY_REPEATS;
+        v = mt_classify_policy(counts[0], counts[1], counts[2], &lim);
         ordered = v.cls == MT_POLICY_RECENCY || v.cls == MT_POLICY_INSERTION;
     }
     static const char *const verdicts[] = {
@@ -188,27 +212,33 @@ static mt_err replacement(mt_probe_ctx *c)
     };
     double conf = v.cls == MT_POLICY_UNCLASSIFIED ? MT_CONF_INCONSISTENT : MT_CONF_POLICY;
     char runs[64] = "";
-    if (pairs > 1)
-        snprintf(runs, sizeof runs, " (%u runs pooled: %zu loads per test)", pairs, ma.timed);
-    f = mt_find_value(0, "", MT_SRC_MEASURED, "access sequences (recency, ordering)", conf,
-                      "%u-line fill%s: %.0f%% of %u lines touched again missed after %u new lines "
-                      "(recency test); %.0f%% of the %u youngest missed after %u new lines "
-                      "(ordering test); kept <= %.0f%%, evicted >= %.0f%%", n, runs,
-                      100 * v.recency_share, r, r, 100 * v.ordering_share, r, n / 2,
-                      100 * POLICY_KEPT_SHARE, 100 * POLICY_EVICTED_SHARE);
+    if (repeats > 1)
+        snprintf(runs, sizeof runs, " (%u runs pooled: %zu loads per test)", repeats, counts[0].timed);
+    f = mt_find_value(0, "", MT_SRC_MEASURED, "access sequences (recency, untouched, ordering)",
+                      conf, "%u-line fill%s: %.0f%% of %u lines touched again missed after %u new "
+                      "lines (recency test), %.0f%% untouched (control); %.0f%% of the %u youngest "
+                      "missed after %u new lines (ordering test); kept <= %.0f%%, evicted >= %.0f%%",
+                      n, runs, 100 * v.recency_share, r, r, 100 * v.untouched_share,
+                      100 * v.ordering_share, r, n / 2, 100 * POLICY_KEPT_SHARE,
+                      100 * POLICY_EVICTED_SHARE);
     f.kind = MT_FIND_TEXT;
     snprintf(f.text, sizeof f.text, "%s", verdicts[v.cls]);
     /* The chance is printed where it decided something (more runs, or a
      * doubt); a class clear from one run keeps the note it always had. */
-    if (ordered && pairs > 1)
+    if (ordered && repeats > 1)
         mt_finding_append_note(&f, "random replacement shows this with p=%.2g (alpha %g)",
                                v.p_unordered, POLICY_ALPHA);
     if (ordered && v.p_unordered >= POLICY_ALPHA)
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "too few loads to rule out random replacement");
+    if (v.no_contention)
+        mt_finding_append_note(&f, "the touch saved nothing (Fisher p=%.2g, alpha %g): the new "
+                               "lines did not contend with the timed ones (hashed index or "
+                               "direct-mapped), so no recency claim", v.p_touch, POLICY_TOUCH_ALPHA);
     mt_set(c, "l1d", "replacement", &f);
 out:
     free(a);
     free(b);
+    free(u);
     return err;
 }
 

@@ -1,0 +1,88 @@
+/* End to end on the simulator: the policy probe (probe_policy.c, with
+ * --geometry) on every spec of tests/specs-policy/ (each policy the format
+ * allows, 1 to 16 ways, modulo and hashed indices) and tests/specs-geometry/.
+ *  - Every spec passes the truth contract (e2e_truth.c judges l1d.policy
+ *    and the whole-cache replacement class).
+ *  - A modulo-indexed spec must get a named, trusted policy: "not tested"
+ *    or a flagged answer would pass the contract but fail the issue.
+ *  - A hashed index must not be tested by the per-set sequences (they
+ *    need lines k * S apart to share a set). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e_truth.c"
+#include "probes/probe.h"
+#include "sim/sim.h"
+#include "e2e_measure.h"
+#include "spec_dir.h"
+
+static void with_geometry(const mt_device_info *d, mt_probe_options *o)
+{
+    (void)d;
+    o->geometry = true;
+}
+
+static void check_spec(const char *spec, void *user)
+{
+    (void)user;
+    print_message("spec %s\n", spec);
+    mt_backend *be;
+    mt_topology *t = e2e_measure(spec, with_geometry, &be);
+    char msg[4096];
+    if (mt_truth_check_mode(mt_backend_sim_spec(be), t, MT_TRUTH_CONTRACT, msg, sizeof msg))
+        fail_msg("%s: %s", spec, msg);
+    const mt_sim_cache_spec *cs = NULL;
+    const mt_sim_spec *s = mt_backend_sim_spec(be);
+    mt_truth_cache truth[MT_CACHE_COUNT];
+    uint32_t shared[MT_CACHE_COUNT];
+    mt_truth_from_spec(s, truth, shared);
+    cs = truth[MT_CACHE_L1D].cs;
+    assert_non_null(cs);
+    const mt_finding *p = mt_topology_get(t, "l1d", "policy");
+    assert_non_null(p);
+    if (cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc) {
+        if (p->kind != MT_FIND_TEXT || p->confidence < MT_TRUTH_TRUSTED)
+            fail_msg("%s: modulo index, but the policy is %s (conf %.2f): %s", spec, p->text,
+                     p->confidence, p->note);
+    } else if (p->kind != MT_FIND_NONE) {
+        fail_msg("%s: a hashed index tested per set: %s", spec, p->text);
+    }
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+}
+
+static void test_policy_specs(void **state)
+{
+    (void)state;
+    assert_true(for_each_spec("tests/specs-policy", check_spec, NULL) >= 18);
+    assert_true(for_each_spec("tests/specs-geometry", check_spec, NULL) >= 11);
+}
+
+/* Without --geometry the probe is not planned; --only cannot select it. */
+static void test_opt_in(void **state)
+{
+    (void)state;
+    mt_probe_options opt;
+    mt_probe_options_default(&opt);
+    assert_false(e2e_planned(&opt, "policy"));
+    mt_errinfo ei;
+    assert_int_equal(mt_probe_parse_only("policy", &opt, &ei), MT_ERR_INVALID_ARG);
+    opt.geometry = true;
+    assert_true(e2e_planned(&opt, "policy"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy_specs),
+        cmocka_unit_test(test_opt_in),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
