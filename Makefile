@@ -6,6 +6,7 @@
 #   make test       unit, end-to-end, CLI and schema tests under ASan+UBSan
 #   make bench      time the full default report on a GPU (bench/run.sh)
 #   make fuzz       the libFuzzer targets (fuzz/fuzz.mk, fuzz/README.md)
+#   make install    (and uninstall, man, deb: mk/install.mk)
 #   make clean
 
 CC      ?= gcc
@@ -170,12 +171,12 @@ $(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
-test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check
+test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(MAN_PAGE)
 	@bash tests/run_all.sh $(TEST_BINS)
 
 # Debian packages the build and the tests need (sudo when not root).
 DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils \
-            clang libclang-rt-dev
+            clang libclang-rt-dev help2man man-db
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -196,6 +197,7 @@ $(B)/capscan: tools/capscan.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 
 .PHONY: all test bench clean deps
 include fuzz/fuzz.mk
+include mk/install.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # ---- CUDA backend self-test (needs nvcc; links core + the cuda objects
