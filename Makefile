@@ -176,7 +176,8 @@ test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(MAN_PAGE)
 
 # Debian packages the build and the tests need (sudo when not root).
 DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils \
-            clang libclang-rt-dev help2man man-db
+            clang libclang-rt-dev help2man man-db gnuplot-nox fonts-dejavu-core \
+            chromium-headless-shell
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
