@@ -54,3 +54,31 @@ uninstall:
 	  $(DESTDIR)$(docdir) 2>/dev/null
 
 .PHONY: man install uninstall
+
+# ---- the Debian package -------------------------------------------------
+# Built with dpkg-deb from what `make install DESTDIR=... PREFIX=/usr` puts
+# in a staging tree, with the control file from packaging/deb/control.in:
+# the package installs exactly what make install does.  Depends comes from
+# dpkg-shlibdeps (the libraries the binary links), so it cannot go stale.
+DEB_VERSION := $(shell sed -n 's/^\#define MEMTOPO_VERSION "\(.*\)"/\1/p' src/core/version.h)
+DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null)
+DEB_STAGE   := $(B)/deb/root
+DEB_FILE    := $(B)/deb/memtopo_$(DEB_VERSION)_$(DEB_ARCH).deb
+
+deb: $(DEB_FILE)
+$(DEB_FILE): $(B)/memtopo $(MAN_PAGE) packaging/deb/control.in $(COMPLETION) $(INSTALL_SCHEMAS) \
+             $(INSTALL_PRESETS) $(INSTALL_DOCS)
+	rm -rf $(DEB_STAGE) $(B)/deb/shlibs
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DEB_STAGE)) PREFIX=/usr
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note $(DEB_STAGE)/usr/bin/memtopo
+	mkdir -p $(B)/deb/shlibs/debian $(DEB_STAGE)/DEBIAN
+	touch $(B)/deb/shlibs/debian/control
+	deps=$$(cd $(B)/deb/shlibs && dpkg-shlibdeps -O $(abspath $(DEB_STAGE))/usr/bin/memtopo 2>/dev/null | \
+	        sed -n 's/^shlibs:Depends=//p'); \
+	size=$$(du -sk --exclude=DEBIAN $(DEB_STAGE) | cut -f1); \
+	sed -e "s/@VERSION@/$(DEB_VERSION)/" -e "s/@ARCH@/$(DEB_ARCH)/" -e "s/@SIZE@/$$size/" \
+	    -e "s/@DEPENDS@/$$deps/" packaging/deb/control.in >$(DEB_STAGE)/DEBIAN/control
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_STAGE) $@.tmp >/dev/null
+	mv $@.tmp $@
+
+.PHONY: deb
