@@ -66,6 +66,20 @@ mt_err mt_cli_check_plot_outputs(const mt_cli *o, mt_errinfo *ei);
 mt_err mt_cli_write_plots(const mt_cli *o, const mt_topology *t, const mt_plot_data *pd,
                           mt_errinfo *ei);
 
+/* The progress line on a terminal's stderr (cli_progress.c). */
+typedef struct {
+    const char *names[MT_MAX_PROBES]; /* the run's plan, in order */
+    size_t n;
+    size_t current; /* 1 + the plan index of the running probe; 0 before the first */
+    double t0;      /* when the run started (CLOCK_MONOTONIC, s) */
+    bool shown;     /* a line is on the terminal */
+} mt_cli_progress;
+void mt_cli_progress_init(mt_cli_progress *p, const mt_probe_options *o);
+/* An mt_progress_fn; user is the mt_cli_progress. */
+void mt_cli_progress_cb(void *user, const char *probe, const char *what);
+/* Clears the line (before anything else is printed on stderr). */
+void mt_cli_progress_end(mt_cli_progress *p);
+
 /* Writes the --help text. */
 void mt_cli_usage(FILE *f);
 

@@ -32,12 +32,6 @@ static void print_line(const char *fmt, ...)
     fprintf(stderr, "memtopo: %s\n", mt_escape_line(raw, line, sizeof line));
 }
 
-static void progress_cb(void *user, const char *probe, const char *what)
-{
-    (void)user;
-    print_line("[%s] %s", probe, what);
-}
-
 static void iso_time(char *buf, size_t n)
 {
     time_t t = time(NULL);
@@ -274,8 +268,12 @@ static int run(const mt_cli *o)
     }
     record_probes(rec, &popt);
     record_probes(raw, &popt);
-    if (!o->quiet && isatty(STDERR_FILENO))
-        popt.progress = progress_cb;
+    mt_cli_progress progress;
+    mt_cli_progress_init(&progress, &popt);
+    if (!o->quiet && isatty(STDERR_FILENO)) {
+        popt.progress = mt_cli_progress_cb;
+        popt.progress_user = &progress;
+    }
     popt.stop = stop;
     /* --plot/--html: the plot collector watches every batch, outermost, so
      * it sees what a replay answers as well as what a GPU measures. */
@@ -288,6 +286,7 @@ static int run(const mt_cli *o)
             goto fail_early;
     }
     mt_err run_err = mt_probe_run_all(observer ? observer : be, &popt, topo, &ei);
+    mt_cli_progress_end(&progress);
     mt_errinfo run_ei = ei;
     if (run_err != MT_OK && is_input_error(run_err)) {
         /* Bad replay data or options found mid-run: write nothing. */
