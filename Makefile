@@ -171,7 +171,8 @@ $(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
-test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(MAN_PAGE)
+# (the manual page by name: mk/install.mk, which defines MAN_PAGE, is included below)
+test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(B)/memtopo.1
 	@bash tests/run_all.sh $(TEST_BINS)
 
 # Debian packages the build and the tests need (sudo when not root).

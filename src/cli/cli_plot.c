@@ -1,6 +1,7 @@
 /* --plot DIR and --html FILE: checking them before measuring, and drawing
  * the plots (report/plot_render.h) and the page (report/report_html.h)
  * after it. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../report/atomic_dir.h"
@@ -31,11 +32,14 @@ mt_err mt_cli_write_plots(const mt_cli *o, const mt_topology *t, const mt_plot_d
 {
     if (!o->plot && !o->html)
         return MT_OK;
-    /* The plots are drawn into a fresh temporary sibling of their target
-     * (the plot directory, or the page when there is none), so a failure
-     * leaves nothing half-drawn under the target's name. */
+    /* The plots are drawn into a fresh temporary directory: beside --plot
+     * DIR (renamed into place when whole), or, for a page alone, in
+     * $TMPDIR (never beside FILE, which may be a device or a FIFO). */
+    char scratch[4096];
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/memtopo-plots", tmpdir && *tmpdir ? tmpdir : "/tmp");
     char *tmp = NULL;
-    mt_err e = mt_dir_tmp_create(o->plot ? o->plot : o->html, &tmp, ei);
+    mt_err e = mt_dir_tmp_create(o->plot ? o->plot : scratch, &tmp, ei);
     if (e != MT_OK)
         return e;
     bool installed = false;

@@ -83,6 +83,11 @@ check "  one line naming the file it would lose" bash -c "$(declare -f one_line_
 check "  their file is untouched" grep -qx precious "$tmp/mine/notes.txt"
 run_mt --sim kepler --quiet --plot "$tmp/plots" --html "$tmp/r.html"
 check "an earlier plot directory and page are replaced" rc_is 0
+mkdir "$tmp/scratch"
+TMPDIR=$tmp/scratch run_mt --sim kepler --quiet --html "$tmp/alone.html"
+check "--html alone: exit 0" rc_is 0
+check "  the page has its plots" bash -c "[ \$(grep -c '^<svg' '$tmp/alone.html') = 10 ]"
+check "  the plots drawn for it in TMPDIR are removed" test -z "$(ls -A "$tmp/scratch")"
 check "no temporaries left anywhere" no_temporaries "$tmp"
 PATH=/nonexistent run_mt --sim kepler --quiet --html "$tmp/nogp.html"
 check "without gnuplot: exit 2 before measuring" rc_is 2
