@@ -51,7 +51,8 @@ static void test_point_and_histogram(void **state)
     mt_plot_data_free(pd);
 }
 
-/* Only single-chain fine chases at the default carveout are plotted. */
+/* Only single-chain fine chases are plotted; one at a requested carveout
+ * goes to the carveout series. */
 static void test_left_out(void **state)
 {
     (void)state;
@@ -74,6 +75,14 @@ static void test_left_out(void **state)
         assert_int_equal(pd->path[p].n_points, 0);
         assert_int_equal(pd->path[p].n_samples, 0);
     }
+    /* The chase at a requested carveout is kept apart, with its carveout. */
+    assert_int_equal(pd->carveout.n_points, 1);
+    assert_int_equal(pd->carveout.points[0].carveout, 50);
+    assert_true(pd->carveout.points[0].median == 41.0);
+    /* At the default carveout a point says so. */
+    mt_experiment plain = mt_exp_chase(MT_PATH_GLOBAL_CA, 4096, 32, 1, 3, MT_MODE_FINE);
+    assert_int_equal(mt_plot_data_add(pd, &plain, &r, &ei), MT_OK);
+    assert_int_equal(pd->path[MT_PATH_GLOBAL_CA].points[0].carveout, -1);
     mt_result_free(&r);
     mt_plot_data_free(pd);
 }

@@ -16,25 +16,35 @@ void mt_plot_data_free(mt_plot_data *pd)
         return;
     for (int p = 0; p < MT_PATH_COUNT; p++)
         free(pd->path[p].points);
+    free(pd->carveout.points);
     free(pd);
 }
 
-/* Only chases whose samples are load latencies of one chain on one path at
- * the default carveout: a second chain (sharing tests) or another carveout
- * would put points of a different cache state on the same curve. */
+/* Only chases whose samples are load latencies of one chain on one path:
+ * a second chain (sharing tests) would put points of another cache state
+ * on the same curve. */
 static int plotted(const mt_experiment *e, const mt_result *r)
 {
     return e->kind == MT_KIND_CHASE && e->n_chains == 1 && e->mode == MT_MODE_FINE &&
-           !e->set_carveout && e->chain[0].path >= 0 && e->chain[0].path < MT_PATH_COUNT &&
+           e->chain[0].path >= 0 && e->chain[0].path < MT_PATH_COUNT &&
            e->chain[0].path != MT_PATH_NONE && r->n[0] > 0 && r->cycles[0];
+}
+
+/* The series e belongs to: its path's at the default carveout, the
+ * carveout series for the L1 at a requested one, NULL for none. */
+static mt_plot_series *series_of(mt_plot_data *pd, const mt_experiment *e)
+{
+    if (!e->set_carveout)
+        return &pd->path[e->chain[0].path];
+    return e->chain[0].path == MT_PATH_GLOBAL_CA ? &pd->carveout : NULL;
 }
 
 mt_err mt_plot_data_add(mt_plot_data *pd, const mt_experiment *e, const mt_result *r,
                         mt_errinfo *ei)
 {
-    if (!plotted(e, r))
+    mt_plot_series *s = plotted(e, r) ? series_of(pd, e) : NULL;
+    if (!s)
         return MT_OK;
-    mt_plot_series *s = &pd->path[e->chain[0].path];
     if (s->n_points == s->cap_points) {
         size_t cap = s->cap_points ? 2 * s->cap_points : 64;
         mt_plot_point *p = realloc(s->points, cap * sizeof *p);
@@ -54,7 +64,10 @@ mt_err mt_plot_data_add(mt_plot_data *pd, const mt_experiment *e, const mt_resul
     s->n_samples += r->n[0];
     s->points[s->n_points++] = (mt_plot_point){.footprint = e->chain[0].footprint,
                                                 .stride = e->chain[0].stride,
-                                                .median = mt_median(x, r->n[0])};
+                                                .median = mt_median(x, r->n[0]),
+                                                .carveout = e->set_carveout
+                                                                ? e->carveout_percent
+                                                                : -1};
     free(x);
     return MT_OK;
 }

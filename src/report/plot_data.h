@@ -9,7 +9,10 @@
  *     size;
  *   - for each load path, the histogram of every fine-grained sample of
  *     those chases (1-cycle bins): the latency distribution, one mode per
- *     level that served the loads.
+ *     level that served the loads;
+ *   - the same points of the chases run at a requested shared-memory
+ *     carveout (--carveout: the L1 sized at each carveout), kept apart
+ *     with their carveout, since each carveout is a cache of its own size.
  *
  * The collector sits between the probes and the backend as a wrapper
  * backend (mt_plot_observe_wrap), like the recorder: it sees each batch and
@@ -37,6 +40,7 @@ typedef struct {
     uint64_t footprint; /* bytes */
     uint32_t stride;    /* bytes */
     double median;      /* cycles, median of the chase's samples */
+    int carveout;       /* the requested carveout in percent; -1: the default */
 } mt_plot_point;
 
 typedef struct {
@@ -47,7 +51,8 @@ typedef struct {
 } mt_plot_series;
 
 typedef struct {
-    mt_plot_series path[MT_PATH_COUNT]; /* indexed by mt_path */
+    mt_plot_series path[MT_PATH_COUNT]; /* indexed by mt_path: default carveout */
+    mt_plot_series carveout;            /* ld.global.ca chases at a requested carveout */
 } mt_plot_data;
 
 /* A zeroed collector; NULL when out of memory. */
@@ -56,7 +61,8 @@ mt_plot_data *mt_plot_data_new(void);
 void mt_plot_data_free(mt_plot_data *pd);
 
 /* Adds what experiment e measured (result r) when it is a single-chain
- * fine-grained chase at the default carveout; anything else is left out.
+ * fine-grained chase (at a requested carveout: to `carveout` when on the
+ * ld.global.ca path); anything else is left out.
  * MT_ERR_NOMEM on allocation failure. */
 mt_err mt_plot_data_add(mt_plot_data *pd, const mt_experiment *e, const mt_result *r,
                         mt_errinfo *ei);

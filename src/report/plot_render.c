@@ -32,6 +32,8 @@ static const plot_target targets[] = {
 #define N_TARGETS (sizeof targets / sizeof targets[0])
 static const char *const kinds[] = {"latency", "distribution"};
 static const char *const exts[] = {"svg", "png", "dat"};
+/* The L1 sized at each requested carveout (--carveout). */
+#define CARVEOUT_STEM "l1d-carveout"
 
 /* Strides drawn per latency plot, the most used first: a capacity search
  * uses two or three (a sector stride for the size, a few line-sized strides
@@ -44,8 +46,8 @@ static const char *const exts[] = {"svg", "png", "dat"};
 
 const char *const *mt_plot_files(void)
 {
-    static char names[N_TARGETS * 6][48];
-    static const char *list[N_TARGETS * 6 + 2];
+    static char names[N_TARGETS * 6 + 3][48];
+    static const char *list[N_TARGETS * 6 + 3 + 2];
     if (!list[0]) {
         size_t k = 0;
         for (size_t t = 0; t < N_TARGETS; t++)
@@ -55,6 +57,10 @@ const char *const *mt_plot_files(void)
                              exts[x]);
                     list[k] = names[k];
                 }
+        for (size_t x = 0; x < 3; x++, k++) {
+            snprintf(names[k], sizeof names[k], "%s.%s", CARVEOUT_STEM, exts[x]);
+            list[k] = names[k];
+        }
         list[k++] = "plots.gp";
         list[k] = NULL;
     }
@@ -242,6 +248,22 @@ static void gp_byte_tics(FILE *gp, uint64_t lo, uint64_t hi)
     fputs(")\n", gp);
 }
 
+/* The frame of a latency-against-footprint plot: title, log2 footprint
+ * axis over [lo, hi] with byte tics, labels, key. */
+static void gp_footprint_frame(FILE *gp, const char *title, uint64_t lo, uint64_t hi)
+{
+    fputs("\nreset\nunset arrow\nunset label\nset grid\nset key bottom right box opaque\n"
+          "set title ", gp);
+    gp_quoted(gp, title);
+    /* Room above and below, so no point sits on the frame. */
+    fputs(" noenhanced\nset logscale x 2\nset offsets 0, 0, graph 0.05, graph 0.05\n", gp);
+    fprintf(gp, "set xrange [%llu:%llu]\n", (unsigned long long)(lo > 1 ? lo / 4 * 3 : 1),
+            (unsigned long long)(hi + hi / 3));
+    gp_byte_tics(gp, lo, hi);
+    fputs("set xlabel 'footprint of the chain (log scale)'\n"
+          "set ylabel 'median cycles per load (timer overhead included)'\n", gp);
+}
+
 /* Marks at the sizes the report gives for the path's objects: every
  * "size" or "*_size" finding that is a number, drawn where it falls inside
  * the plotted footprints. */
@@ -308,18 +330,9 @@ static mt_err plot_target_files(FILE *gp, const plot_target *tg, const mt_plot_s
         if (s->points[i].footprint > hi)
             hi = s->points[i].footprint;
     }
-    fputs("\nreset\nunset arrow\nunset label\nset grid\nset key bottom right box opaque\n", gp);
-    fputs("set title ", gp);
     char title[256];
     snprintf(title, sizeof title, "%s: latency against footprint (%s)", tg->title, t->dev.name);
-    gp_quoted(gp, title);
-    /* Room above and below, so no point sits on the frame. */
-    fputs(" noenhanced\nset logscale x 2\nset offsets 0, 0, graph 0.05, graph 0.05\n", gp);
-    fprintf(gp, "set xrange [%llu:%llu]\n", (unsigned long long)(lo > 1 ? lo / 4 * 3 : 1),
-            (unsigned long long)(hi + hi / 3));
-    gp_byte_tics(gp, lo, hi);
-    fputs("set xlabel 'footprint of the chain (log scale)'\n"
-          "set ylabel 'median cycles per load (timer overhead included)'\n", gp);
+    gp_footprint_frame(gp, title, lo, hi);
     gp_size_marks(gp, t, tg->objects, lo, hi);
     gp_svg(gp, stem);
     fputs("plot ", gp);
@@ -345,6 +358,80 @@ static mt_err plot_target_files(FILE *gp, const plot_target *tg, const mt_plot_s
     gp_svg(gp, stem);
     fprintf(gp, "plot '%s' using 1:2 with impulses lw 2 lc rgb '#1f5fa0'\n", name);
     gp_png(gp, stem);
+    return MT_OK;
+}
+
+static int by_carveout_footprint(const void *a, const void *b)
+{
+    const mt_plot_point *x = a, *y = b;
+    if (x->carveout != y->carveout)
+        return x->carveout < y->carveout ? -1 : 1;
+    return by_footprint(a, b);
+}
+
+/* CARVEOUT_STEM: the L1's latency against footprint at each requested
+ * carveout, one curve per carveout, at the stride its searches used most
+ * (the sector stride of the capacity search). */
+static mt_err plot_carveout(FILE *gp, const mt_plot_series *s, const mt_topology *t,
+                            const char *dir, mt_errinfo *ei)
+{
+    stride_count top;
+    if (top_strides(s, &top, 1) != 1)
+        return MT_OK;
+    mt_plot_point *p = malloc(s->n_points * sizeof *p);
+    if (!p)
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory drawing plots");
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_points; i++)
+        if (s->points[i].stride == top.stride)
+            p[n++] = s->points[i];
+    qsort(p, n, sizeof *p, by_carveout_footprint);
+    const char *name = CARVEOUT_STEM ".dat";
+    FILE *f = create_in(dir, name, ei);
+    if (!f) {
+        free(p);
+        return MT_ERR_IO;
+    }
+    fprintf(f, "# memtopo: median cycles of each fine-grained ld.global.ca chase at a %u B "
+               "stride,\n# one block per requested carveout (percent)\n", top.stride);
+    int blocks[101], nb = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || p[i].carveout != p[i - 1].carveout) {
+            if (nb == (int)(sizeof blocks / sizeof blocks[0]))
+                break;
+            blocks[nb++] = p[i].carveout;
+            fprintf(f, "%s# carveout %d%%\n# footprint_bytes median_cycles\n", i ? "\n\n" : "",
+                    p[i].carveout);
+        }
+        fprintf(f, "%llu %.1f\n", (unsigned long long)p[i].footprint, p[i].median);
+        lo = p[i].footprint < lo ? p[i].footprint : lo;
+        hi = p[i].footprint > hi ? p[i].footprint : hi;
+    }
+    free(p);
+    mt_err e = close_file(f, dir, name, ei);
+    if (e != MT_OK || nb == 0)
+        return e;
+    char title[256];
+    snprintf(title, sizeof title,
+             "L1 data cache (ld.global.ca) at each carveout: latency against footprint (%s)",
+             t->dev.name);
+    gp_footprint_frame(gp, title, lo, hi);
+    gp_svg(gp, CARVEOUT_STEM);
+    fputs("plot ", gp);
+    for (int b = 0; b < nb; b++) {
+        char smem[32] = "";
+        uint32_t bytes = mt_carveout_smem(&t->dev, blocks[b]);
+        if (t->dev.n_carveouts > 0) { /* 0 B is a carveout too */
+            char v[24];
+            snprintf(smem, sizeof smem, ": %s shared", mt_format_bytes(bytes, v, sizeof v));
+        }
+        fprintf(gp, "%s'%s' index %d using 1:2 with linespoints pt 7 ps 0.5 "
+                    "title 'carveout %d%%%s'",
+                b ? ", \\\n     " : "", name, b, blocks[b], smem);
+    }
+    fputs("\n", gp);
+    gp_png(gp, CARVEOUT_STEM);
     return MT_OK;
 }
 
@@ -405,6 +492,9 @@ mt_err mt_plot_render(const mt_plot_data *pd, const mt_topology *t, const char *
         if (s->n_points >= 2)
             e = plot_target_files(gp, &targets[i], s, t, dir, ei);
     }
+    bool carveouts = pd->carveout.n_points >= 2;
+    if (e == MT_OK && carveouts)
+        e = plot_carveout(gp, &pd->carveout, t, dir, ei);
     mt_err ec = close_file(gp, dir, "plots.gp", ei);
     if (e != MT_OK)
         return e;
@@ -426,6 +516,13 @@ mt_err mt_plot_render(const mt_plot_data *pd, const mt_topology *t, const char *
                     return mt_fail(ei, MT_ERR_IO, "gnuplot did not draw %s", path);
             }
     }
+    for (size_t x = 0; carveouts && x < 2; x++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.%s", dir, CARVEOUT_STEM, exts[x]);
+        if (stat(path, &st) != 0 || st.st_size == 0)
+            return mt_fail(ei, MT_ERR_IO, "gnuplot did not draw %s", path);
+    }
     return MT_OK;
 }
 
@@ -440,4 +537,8 @@ void mt_plot_each(const char *dir, void (*fn)(const char *dir, const char *stem,
             if (access(path, R_OK) == 0)
                 fn(dir, stem, user);
         }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.svg", dir, CARVEOUT_STEM);
+    if (access(path, R_OK) == 0)
+        fn(dir, CARVEOUT_STEM, user);
 }

@@ -12,6 +12,8 @@
  *                                    path marked (findings "size" and
  *                                    "*_size" of the path's objects)
  *   NAME-distribution.{svg,png,dat}  histogram of every fine-grained load
+ *   l1d-carveout.{svg,png,dat}       with --carveout: the L1 at each carveout,
+ *                                    one curve per carveout
  *   plots.gp                         the gnuplot script
  *
  * NAME is l1d, texture, readonly, constant, l2 or shared.  Library code:

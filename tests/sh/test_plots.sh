@@ -51,6 +51,17 @@ run_mt --replay "$tmp/rec" --quiet --plot "$tmp/plots2"
 check "--replay --plot: exit 0" rc_is 0
 check "the replay's data equal the run's" diff -r -x '*.png' -x '*.svg' "$tmp/plots" "$tmp/plots2"
 
+# --carveout: the L1 at each carveout, one curve per carveout, and the page
+# shows it.
+cs=$root/tests/specs-carveout/ampere-fifo.spec
+run_mt --sim "$cs" --only l1d --carveout all --quiet --plot "$tmp/cv" --html "$tmp/cv.html" --json "$tmp/cv.json"
+check "--carveout all --plot: exit 0" rc_is 0
+check "l1d-carveout.png and .svg are drawn" bash -c "[ \$(stat -c %s '$tmp/cv/l1d-carveout.png') -gt 5000 ] && grep -q '<svg' '$tmp/cv/l1d-carveout.svg'"
+n_carveouts=$($PY -c "import json,sys; print(len(json.load(open(sys.argv[1]))['device']['carveout_smem_options_bytes']))" "$tmp/cv.json")
+check "one curve per carveout the device lists ($n_carveouts)" \
+  bash -c "[ \$(grep -c '^# carveout ' '$tmp/cv/l1d-carveout.dat') = $n_carveouts ]"
+check "the page shows the carveout plot" grep -q '<figure id="l1d-carveout">' "$tmp/cv.html"
+
 # The page: self-contained, every plot inlined, the report in it.
 check "the page has the table" grep -q "^Caches" "$tmp/r.html"
 check "the page inlines all 10 plots" bash -c "[ \$(grep -c '^<svg' '$tmp/r.html') = 10 ]"
