@@ -6,6 +6,7 @@
 #   make test       unit, end-to-end, CLI and schema tests under ASan+UBSan
 #   make bench      time the full default report on a GPU (bench/run.sh)
 #   make fuzz       the libFuzzer targets (fuzz/fuzz.mk, fuzz/README.md)
+#   make install    (and uninstall, man, deb: mk/install.mk)
 #   make clean
 
 CC      ?= gcc
@@ -171,12 +172,14 @@ $(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
-test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check
+# (the manual page by name: mk/install.mk, which defines MAN_PAGE, is included below)
+test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(B)/memtopo.1
 	@bash tests/run_all.sh $(TEST_BINS)
 
 # Debian packages the build and the tests need (sudo when not root).
 DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils \
-            clang libclang-rt-dev
+            clang libclang-rt-dev help2man man-db gnuplot-nox fonts-dejavu-core \
+            chromium-headless-shell
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -201,6 +204,7 @@ $(B)/l1profile: tools/l1profile.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 
 .PHONY: all test bench clean deps
 include fuzz/fuzz.mk
+include mk/install.mk
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # ---- CUDA backend self-test (needs nvcc; links core + the cuda objects

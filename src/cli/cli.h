@@ -10,6 +10,7 @@
 
 #include "../core/error.h"
 #include "../probes/probe.h"
+#include "../report/plot_data.h"
 
 /* --carveout VALUE as given (cli_carveout.c): which carveouts it means
  * depends on the device, known only once the backend is open. */
@@ -34,6 +35,8 @@ typedef struct {
     const char *raw;       /* --raw DIR */
     const char *json;      /* --json FILE|- */
     const char *csv;       /* --csv FILE|- */
+    const char *plot;      /* --plot DIR */
+    const char *html;      /* --html FILE */
     bool has_seed;
     uint64_t seed;
     bool quiet;
@@ -54,6 +57,28 @@ mt_err mt_cli_parse_carveout(const char *arg, mt_cli_carveout *out, mt_errinfo *
  * a size the device does not list or a device that lists none. */
 mt_err mt_cli_apply_carveout(const mt_cli_carveout *req, const mt_device_info *d,
                              mt_probe_options *o, mt_errinfo *ei);
+
+/* --plot and --html (cli_plot.c): before measuring, gnuplot is found and
+ * both paths can be written (MT_ERR_INVALID_ARG otherwise); after it, the
+ * plots of pd are drawn into --plot DIR and the page written to --html
+ * FILE, each whole or not at all. */
+mt_err mt_cli_check_plot_outputs(const mt_cli *o, mt_errinfo *ei);
+mt_err mt_cli_write_plots(const mt_cli *o, const mt_topology *t, const mt_plot_data *pd,
+                          mt_errinfo *ei);
+
+/* The progress line on a terminal's stderr (cli_progress.c). */
+typedef struct {
+    const char *names[MT_MAX_PROBES]; /* the run's plan, in order */
+    size_t n;
+    size_t current; /* 1 + the plan index of the running probe; 0 before the first */
+    double t0;      /* when the run started (CLOCK_MONOTONIC, s) */
+    bool shown;     /* a line is on the terminal */
+} mt_cli_progress;
+void mt_cli_progress_init(mt_cli_progress *p, const mt_probe_options *o);
+/* An mt_progress_fn; user is the mt_cli_progress. */
+void mt_cli_progress_cb(void *user, const char *probe, const char *what);
+/* Clears the line (before anything else is printed on stderr). */
+void mt_cli_progress_end(mt_cli_progress *p);
 
 /* Writes the --help text. */
 void mt_cli_usage(FILE *f);

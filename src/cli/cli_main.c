@@ -32,12 +32,6 @@ static void print_line(const char *fmt, ...)
     fprintf(stderr, "memtopo: %s\n", mt_escape_line(raw, line, sizeof line));
 }
 
-static void progress_cb(void *user, const char *probe, const char *what)
-{
-    (void)user;
-    print_line("[%s] %s", probe, what);
-}
-
 static void iso_time(char *buf, size_t n)
 {
     time_t t = time(NULL);
@@ -145,6 +139,8 @@ static mt_err check_outputs(const mt_cli *o, mt_errinfo *ei)
         e = mt_output_check("--raw", o->raw, MT_OUTPUT_DIR, mt_recording_files, ei);
     if (!e && o->record)
         e = mt_output_check("--record", o->record, MT_OUTPUT_DIR, mt_recording_files, ei);
+    if (!e)
+        e = mt_cli_check_plot_outputs(o, ei);
     return e;
 }
 
@@ -177,7 +173,7 @@ static void output_failed(int *code, mt_err e, const char *msg)
  * last, so a reader of stdout that goes away (memtopo | head) cannot cost
  * a file.  Returns the exit code given the run's. */
 static int write_outputs(const mt_cli *o, mt_topology *topo, mt_backend *rec, mt_backend *raw,
-                         int code)
+                         const mt_plot_data *plots, int code)
 {
     mt_errinfo ei = {{0}};
     mt_err e;
@@ -190,6 +186,8 @@ static int write_outputs(const mt_cli *o, mt_topology *topo, mt_backend *rec, mt
     if (o->json && !json_out && (e = mt_report_json(topo, o->json, &ei)) != MT_OK)
         output_failed(&code, e, ei.msg);
     if (o->csv && !csv_out && (e = mt_report_csv(topo, o->csv, &ei)) != MT_OK)
+        output_failed(&code, e, ei.msg);
+    if (plots && (e = mt_cli_write_plots(o, topo, plots, &ei)) != MT_OK)
         output_failed(&code, e, ei.msg);
     if (json_out)
         e = mt_report_json(topo, "-", &ei);
@@ -217,6 +215,8 @@ static int run(const mt_cli *o)
     }
     mt_backend *be = NULL, *rec = NULL, *raw = NULL;
     mt_topology *topo = NULL;
+    mt_plot_data *plots = NULL;
+    mt_backend *observer = NULL; /* owns be once set: destroyed instead of it */
     if ((err = open_backend(o, &be, &ei)) != MT_OK)
         goto fail_early;
     char when[32];
@@ -268,10 +268,25 @@ static int run(const mt_cli *o)
     }
     record_probes(rec, &popt);
     record_probes(raw, &popt);
-    if (!o->quiet && isatty(STDERR_FILENO))
-        popt.progress = progress_cb;
+    mt_cli_progress progress;
+    mt_cli_progress_init(&progress, &popt);
+    if (!o->quiet && isatty(STDERR_FILENO)) {
+        popt.progress = mt_cli_progress_cb;
+        popt.progress_user = &progress;
+    }
     popt.stop = stop;
-    mt_err run_err = mt_probe_run_all(be, &popt, topo, &ei);
+    /* --plot/--html: the plot collector watches every batch, outermost, so
+     * it sees what a replay answers as well as what a GPU measures. */
+    if (o->plot || o->html) {
+        if (!(plots = mt_plot_data_new())) {
+            err = mt_fail(&ei, MT_ERR_NOMEM, "out of memory");
+            goto fail_early;
+        }
+        if ((err = mt_plot_observe_wrap(be, plots, &observer, &ei)) != MT_OK)
+            goto fail_early;
+    }
+    mt_err run_err = mt_probe_run_all(observer ? observer : be, &popt, topo, &ei);
+    mt_cli_progress_end(&progress);
     mt_errinfo run_ei = ei;
     if (run_err != MT_OK && is_input_error(run_err)) {
         /* Bad replay data or options found mid-run: write nothing. */
@@ -294,8 +309,9 @@ static int run(const mt_cli *o)
         snprintf(topo->prov.error, sizeof topo->prov.error, "%.40s: %.320s", mt_strerror(run_err),
                  run_ei.msg);
     }
-    code = write_outputs(o, topo, rec, raw, code);
-    mt_backend_destroy(be);
+    code = write_outputs(o, topo, rec, raw, plots, code);
+    mt_backend_destroy(observer ? observer : be);
+    mt_plot_data_free(plots);
     if (topo->prov.n_disturbed > 0) {
         /* Issue 7: a degraded report is written in full, but never passes
          * for a clean one: one line here, and its own exit code. */
@@ -315,7 +331,8 @@ static int run(const mt_cli *o)
 fail_early:
     print_error(o, err, ei.msg);
     discard_recordings(rec, raw);
-    mt_backend_destroy(be);
+    mt_backend_destroy(observer ? observer : be);
+    mt_plot_data_free(plots);
     mt_topology_free(topo);
     return mt_exit_code(err);
 }

@@ -26,7 +26,8 @@ void mt_cli_usage(FILE *f)
             "\n"
             "Source (one of; default: the CUDA GPU 0):\n"
             "  -d, --device N        measure CUDA device N\n"
-            "  -s, --sim PRESET|FILE simulate a GPU: a preset (%s)\n"
+            "  -s, --sim PRESET|FILE\n"
+            "                        simulate a GPU: a preset (%s)\n"
             "                        or a spec file (docs/spec-format.md)\n"
             "      --replay DIR      rerun only the analysis on samples saved by --record\n"
             "\n"
@@ -58,6 +59,12 @@ void mt_cli_usage(FILE *f)
           "      --raw DIR         write raw cycle samples as CSV into DIR (with a manifest,\n"
           "                        so DIR also replays)\n"
           "      --record DIR      save everything measured into DIR for --replay\n"
+          "      --plot DIR        draw plots into DIR with gnuplot (SVG, PNG, their data and\n"
+          "                        script): latency against footprint and the latency\n"
+          "                        distribution of each load path (with --replay: from a\n"
+          "                        recording)\n"
+          "      --html FILE       write one self-contained HTML page: the report and the\n"
+          "                        plots\n"
           "  -q, --quiet           no progress messages on stderr\n"
           "      --list-presets    list the simulator presets and exit\n"
           "  -h, --help            this help\n"
@@ -74,7 +81,7 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -88,6 +95,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"csv", required_argument, 0, OPT_CSV},
         {"carveout", required_argument, 0, OPT_CARVEOUT},
         {"geometry", no_argument, 0, OPT_GEOMETRY},
+        {"plot", required_argument, 0, OPT_PLOT},
+        {"html", required_argument, 0, OPT_HTML},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -116,6 +125,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_RAW: o->raw = optarg; break;
         case 'j': o->json = optarg; break;
         case OPT_CSV: o->csv = optarg; break;
+        case OPT_PLOT: o->plot = optarg; break;
+        case OPT_HTML: o->html = optarg; break;
         case 'o': {
             mt_err e = mt_probe_parse_only(optarg, &o->probes, ei);
             if (e != MT_OK)
@@ -162,6 +173,10 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--json needs a file name or -");
     if (o->csv && !*o->csv)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--csv needs a file name or -");
+    if (o->plot && !*o->plot)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--plot needs a directory name");
+    if (o->html && !*o->html)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--html needs a file name");
     if (o->csv && o->json && strcmp(o->csv, "-") == 0 && strcmp(o->json, "-") == 0)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--json - and --csv - cannot both write to stdout");
     return MT_OK;

@@ -247,6 +247,9 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
     c->desc = d;
     c->probe = d->name;
     c->experiments = 0;
+    /* Every probe announces itself, so a progress display knows which one
+     * runs even when it reports no step of its own. */
+    mt_progress(c, "%s", d->summary);
     double t0 = now_s();
     mt_err err = d->run(c);
     if (err == MT_OK) {
