@@ -14,6 +14,7 @@
  * of them fit (a chain of 1.5 N elements in 2 N lines keeps about 1.2 N
  * with 4 ways, more with more ways), which refutes L.  Random placement
  * needs an explicit access sequence; the caller judges the count. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "../core/rng.h"
@@ -63,7 +64,7 @@ static mt_err run_part(mt_probe_ctx *c, mt_path path, uint32_t half, const uint3
 mt_err mt_line_pigeonhole_scattered(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t line,
                                     uint64_t limit, double hit_threshold, double *resident)
 {
-    *resident = 0;
+    *resident = NAN; /* no check ran */
     /* The texture path runs no sequences on the CUDA backend. */
     if (line < 8 || cap < line || path == MT_PATH_TEXTURE || !c->dev.max_fine_loads ||
         !mt_backend_supports(c->be, MT_KIND_SEQUENCE))
