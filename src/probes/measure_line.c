@@ -26,7 +26,7 @@
 #define MT_CONF_LINE_LOOSE 0.4
 /* A line (or bound) from the ratio that no pigeonhole check could test
  * (line_pigeonhole.c and line_scatter.c only time chains that fit their
- * runs: not an L2 of more than about 21000 claimed lines).  A hash that
+ * runs: not an L2 of more than about 13000 claimed lines).  A hash that
  * pins one set bit at every stride tried halves every capacity the ratio
  * can use and doubles the line (seen in random specs whose L2 index folds
  * high address bits), and only those checks tell: likely, not established. */
