@@ -94,16 +94,21 @@ static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
  * a random policy, makes a chain conflict before the cache is full), and
  * the size that fed it may be the wrong one: its confidence falls to the
  * line's, and the note says why. */
-static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+static void doubt_size_why(mt_probe_ctx *c, const char *key, double conf, const char *why)
 {
     const mt_finding *size = mt_get(c, key, "size");
     if (size->kind != MT_FIND_VALUE || size->confidence <= conf)
         return;
     mt_finding f = *size;
-    mt_finding_doubt(&f, conf,
-                     "the line test's capacities are no power of two apart: conflicts may start "
-                     "before the cache is full");
+    mt_finding_doubt(&f, conf, "%s", why);
     mt_set(c, key, "size", &f);
+}
+
+static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+{
+    doubt_size_why(c, key, conf,
+                   "the line test's capacities are no power of two apart: conflicts may start "
+                   "before the cache is full");
 }
 
 /* What the pigeonhole checks of a claimed line held: the most elements
@@ -293,6 +298,21 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         doubt_size(c, key, MT_CONF_INCONSISTENT);
     } else if (le.found) {
         c->cs[id].line = le.line_bytes;
+        /* Pigeonhole for the size: the elements held at a stride of at
+         * least the line were that many lines resident at once, so a whole
+         * line more than the size holds means the size is low (a contiguous
+         * chain conflicts before the cache is full: an xor index over a set
+         * count that is no power of two), or the line is smaller than the
+         * ratio's (within the tolerance the check above leaves).  Timer
+         * outliers only lower the count. */
+        if (held.lines >= (double)cap / le.line_bytes + 1) {
+            char why[200];
+            snprintf(why, sizeof why, "%.0f elements stayed resident at a %u B stride, %.1f lines "
+                     "of %u B more than this size holds: the size is low or the line smaller",
+                     held.lines, held.stride, held.lines - (double)cap / le.line_bytes,
+                     le.line_bytes);
+            doubt_size_why(c, key, MT_CONF_INCONSISTENT, why);
+        }
         bool loose = le.margin > MT_LINE_RATIO_FIRM;
         if (loose && conf > MT_CONF_LINE_LOOSE)
             conf = MT_CONF_LINE_LOOSE;
