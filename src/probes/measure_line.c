@@ -304,8 +304,11 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * chain conflicts before the cache is full: an xor index over a set
          * count that is no power of two), or the line is smaller than the
          * ratio's (within the tolerance the check above leaves).  Timer
-         * outliers only lower the count. */
-        if (held.lines >= (double)cap / le.line_bytes + 1) {
+         * outliers only lower the count.  Only beyond the size's own
+         * tolerance (MT_CAPACITY_AGREEMENT): an H100's L1 edge lies a part
+         * of a line below the 1862 lines it holds. */
+        if (held.lines >= (double)cap / le.line_bytes + 1 &&
+            held.lines * le.line_bytes > (double)cap * (1 + MT_CAPACITY_AGREEMENT)) {
             char why[200];
             snprintf(why, sizeof why, "%.0f elements stayed resident at a %u B stride, %.1f lines "
                      "of %u B more than this size holds: the size is low or the line smaller",
