@@ -14,6 +14,7 @@
  * one chain, timed over whole laps, tells the two apart: "elements -
  * misses / laps" elements stayed resident, and more than N (beyond
  * MT_LINE_RATIO_TOLERANCE, judged by the caller) refutes L. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "probe_internal.h"
@@ -27,7 +28,7 @@ mt_err mt_line_pigeonhole(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t 
                           uint64_t limit, double hit_threshold, double *resident,
                           uint32_t *stride)
 {
-    *resident = 0;
+    *resident = NAN; /* no check ran */
     *stride = line + line / 2;
     if (line < 8 || cap < line)
         return MT_OK;

@@ -7,31 +7,41 @@
  *
  * Here each element is one half-line of its own L-sized block, the first
  * or the second half at random (a fixed seed: the same addresses in every
- * run).  If the line is L, every element is a line of its own and at most
- * N = C / L of them stay resident, whatever the policy or the index.  If
- * the line is L / 2 or less, the elements are lines picked at random, so
- * under any index they spread over the sets like balls over bins and most
- * of them fit (a chain of 1.5 N elements in 2 N lines keeps about 1.2 N
- * with 4 ways, more with more ways), which refutes L.  Random placement
- * needs an explicit access sequence; the caller judges the count. */
+ * run), loaded once in order and timed on a second lap in reverse order.
+ * In a lap that visits each element once, every hit was resident when the
+ * lap began, whatever the order: if the line is L, every element is a line
+ * of its own and at most N = C / L of them hit, whatever the policy or the
+ * index.  If the line is L / 2 or less, the elements are lines picked at
+ * random, so under any index they spread over the sets like balls over
+ * bins, and the reverse lap meets each set's last-loaded lines first: a
+ * set of W ways with k elements keeps min(k, W) hits under LRU or FIFO
+ * instead of none (a cyclic lap thrashes every overfull set).  With 2.5 N
+ * elements in 2 N lines that is about 1.43 N hits when direct-mapped, 1.6 N
+ * with 2 ways and more with more, against the bound N (1 + tolerance) = 1.2
+ * N, which refutes L.  Random placement needs an explicit access sequence;
+ * the caller judges the count. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "../core/rng.h"
 #include "probe_internal.h"
 
-/* Chain length in claimed lines, as for line_pigeonhole.c: above N (1 +
- * MT_LINE_RATIO_TOLERANCE), below the 2 N lines of a line of L / 2. */
-#define SCATTER_CHAIN_LINES 1.5
+/* Chain length in claimed lines: above N (1 + MT_LINE_RATIO_TOLERANCE), and
+ * enough random lines of L / 2 that even a direct-mapped cache keeps more
+ * than that of them: 2 N (1 - exp(-1.25)) = 1.43 N of 2.5 N (1.5 N kept
+ * only 1.06 N, and left caches of 1-3 ways unrefuted). */
+#define SCATTER_CHAIN_LINES 2.5
 /* At most this many runs time the lap (each at most max_fine_loads
- * loads): enough for an L2 partition of 512 KiB of 32 B lines on the sim
- * (12289 elements), few enough to stay cheap. */
+ * loads): on the sim up to 13107 claimed lines (an L2 partition of 1.6 MiB
+ * of 128 B lines, 32768 elements), few enough to stay cheap. */
 #define SCATTER_MAX_RUNS 4
 /* Seed of the halves picked: fixed, so that runs and replays agree. */
 #define SCATTER_SEED 0x6c696e652d736361ull
 
-/* Times elements [first, first + n) of the second lap, after the first
- * lap and the second lap's earlier elements (untimed): together, the runs
- * time the whole lap as one long run would.  Adds the misses. */
+/* Times elements [first, first + n) of the second lap (the first in
+ * reverse), after the first lap and the second lap's earlier elements
+ * (untimed): together, the runs time the whole lap as one long run would.
+ * Adds the misses. */
 static mt_err run_part(mt_probe_ctx *c, mt_path path, uint32_t half, const uint32_t *lap,
                        uint64_t elements, uint64_t first, uint64_t n, double hit_threshold,
                        size_t *misses, size_t *timed)
@@ -43,7 +53,7 @@ static mt_err run_part(mt_probe_ctx *c, mt_path path, uint32_t half, const uint3
     for (uint64_t k = 0; k < elements; k++)
         idx[k] = lap[k];
     for (uint64_t k = 0; k < first + n; k++)
-        idx[elements + k] = lap[k];
+        idx[elements + k] = lap[elements - 1 - k];
     mt_experiment e = mt_exp_chase(path, 2 * elements * half, half, 0, (uint32_t)n, MT_MODE_FINE);
     e.kind = MT_KIND_SEQUENCE;
     e.u.seq = (mt_sequence){.index = idx, .n = (uint32_t)entries, .untimed = (uint32_t)(entries - n)};
@@ -63,7 +73,7 @@ static mt_err run_part(mt_probe_ctx *c, mt_path path, uint32_t half, const uint3
 mt_err mt_line_pigeonhole_scattered(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t line,
                                     uint64_t limit, double hit_threshold, double *resident)
 {
-    *resident = 0;
+    *resident = NAN; /* no check ran */
     /* The texture path runs no sequences on the CUDA backend. */
     if (line < 8 || cap < line || path == MT_PATH_TEXTURE || !c->dev.max_fine_loads ||
         !mt_backend_supports(c->be, MT_KIND_SEQUENCE))

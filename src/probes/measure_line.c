@@ -24,6 +24,16 @@
 /* A line accepted inside MT_LINE_RATIO_TOLERANCE but beyond
  * MT_LINE_RATIO_FIRM: the nearest power of two is likely, not established. */
 #define MT_CONF_LINE_LOOSE 0.4
+/* A line (or bound) from the ratio that no pigeonhole check could test
+ * (line_pigeonhole.c and line_scatter.c only time chains that fit their
+ * runs: not an L2 of more than about 13000 claimed lines).  A hash that
+ * pins one set bit at every stride tried halves every capacity the ratio
+ * can use and doubles the line (seen in random specs whose L2 index folds
+ * high address bits), and only those checks tell: likely, not established. */
+#define MT_CONF_LINE_UNCHECKED 0.4
+#define UNCHECKED_NOTE                                                                             \
+    "; no pigeonhole check fits this cache (MT_CONF_LINE_UNCHECKED): a set index that wastes "    \
+    "sets at every stride tried would make the line look larger"
 
 /* Candidate strides.  Preferred, all >= 256 B (no GPU cache line is larger)
  * and >= 4 sectors: 2^k (spreads over hashed sets) and the two smallest odd
@@ -84,16 +94,89 @@ static bool is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
  * a random policy, makes a chain conflict before the cache is full), and
  * the size that fed it may be the wrong one: its confidence falls to the
  * line's, and the note says why. */
-static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+static void doubt_size_why(mt_probe_ctx *c, const char *key, double conf, const char *why)
 {
     const mt_finding *size = mt_get(c, key, "size");
     if (size->kind != MT_FIND_VALUE || size->confidence <= conf)
         return;
     mt_finding f = *size;
-    mt_finding_doubt(&f, conf,
-                     "the line test's capacities are no power of two apart: conflicts may start "
-                     "before the cache is full");
+    mt_finding_doubt(&f, conf, "%s", why);
     mt_set(c, key, "size", &f);
+}
+
+static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+{
+    doubt_size_why(c, key, conf,
+                   "the line test's capacities are no power of two apart: conflicts may start "
+                   "before the cache is full");
+}
+
+/* What the pigeonhole checks of a claimed line held: the most elements
+ * resident at a stride of at least the claim (lines), its stride, whether
+ * line_scatter.c's chain held them, cap / lines (line_max, INFINITY when
+ * nothing was held), and whether any check that could refute the claim ran
+ * (checked). */
+typedef struct {
+    double lines, line_max;
+    uint32_t stride;
+    bool scattered, checked;
+} mt_held;
+
+static void hold(mt_held *h, uint64_t cap, double lines, uint32_t stride, bool scattered)
+{
+    if (!(lines > h->lines))
+        return;
+    h->lines = lines;
+    h->stride = stride;
+    h->scattered = scattered;
+    h->line_max = (double)cap / lines;
+}
+
+static bool refutes(const mt_held *h, uint32_t claim)
+{
+    return h->line_max * (1 + MT_LINE_RATIO_TOLERANCE) < claim;
+}
+
+/* Pigeonhole checks of a line of `claim` bytes (or more): at a stride of at
+ * least the line every element is a line of its own, and a cache of cap /
+ * line lines cannot keep more of them resident than that, whatever its
+ * policy.  A stride that kept clearly more (beyond MT_LINE_RATIO_TOLERANCE)
+ * proves a smaller line: the edge the ratio used was a conflict (a hashed
+ * direct-mapped cache conflicts early at every wide stride), not the line
+ * count.  The capacity strides count first; then, while the claim stands,
+ * one chain at 1.5 claimed lines per element (line_pigeonhole.c) and one
+ * whose elements no index can alias (line_scatter.c), for hashes that
+ * defeat every stride.  A claim of one sector needs no check: nothing
+ * smaller can be measured. */
+static mt_err check_claim(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t claim,
+                          uint32_t sector, const uint32_t *strides, const double *resident,
+                          size_t ns, uint64_t limit, double hit_threshold, mt_held *h)
+{
+    *h = (mt_held){.line_max = INFINITY, .checked = claim <= sector};
+    if (!claim)
+        return MT_OK;
+    for (size_t i = 0; i < ns; i++)
+        if (strides[i] >= claim)
+            hold(h, cap, resident[i], strides[i], false);
+    if (refutes(h, claim) || claim <= sector) {
+        h->checked = true;
+        return MT_OK;
+    }
+    double lines;
+    uint32_t stride;
+    mt_err err = mt_line_pigeonhole(c, path, cap, claim, limit, hit_threshold, &lines, &stride);
+    if (err != MT_OK)
+        return err;
+    h->checked |= !isnan(lines);
+    hold(h, cap, lines, stride, false);
+    if (refutes(h, claim))
+        return MT_OK;
+    err = mt_line_pigeonhole_scattered(c, path, cap, claim, limit, hit_threshold, &lines);
+    if (err != MT_OK)
+        return err;
+    h->checked |= !isnan(lines);
+    hold(h, cap, lines, claim / 2, true);
+    return MT_OK;
 }
 
 mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
@@ -173,74 +256,76 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     mt_note_threshold(c, "MT_LINE_RATIO_FIRM", MT_LINE_RATIO_FIRM,
                       "line: bytes per line further than this from a power of two give a "
                       "confidence below 0.5");
-    /* Pigeonhole check: at a stride of at least the line every element is
-     * a line of its own, and a cache of cap / line lines cannot keep more of
-     * them resident than that, whatever its policy.  A stride that kept
-     * clearly more (beyond MT_LINE_RATIO_TOLERANCE) proves a smaller line:
-     * the edge the ratio used was a conflict (a hashed direct-mapped cache
-     * conflicts early at every wide stride), not the line count. */
-    double most_lines = 0;
-    uint32_t most_s = 0;
-    bool scattered = false; /* most_lines from line_scatter.c's chain */
-    for (size_t i = 0; le.found && i < ns; i++)
-        if (strides[i] >= le.line_bytes && resident[i] > most_lines) {
-            most_lines = resident[i];
-            most_s = strides[i];
-        }
-    double line_max = most_lines > 0 ? (double)cap / most_lines : INFINITY;
-    /* The candidates may all have missed sets (line_pigeonhole.c): one
-     * chain at 1.5 lines per element checks a line the strides did not
-     * already refute, when a smaller one is possible at all. */
-    if (le.found && le.line_bytes > sector &&
-        !(line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes)) {
-        double held;
-        uint32_t held_s;
-        err = mt_line_pigeonhole(c, path, cap, le.line_bytes, limit, best.hit_threshold,
-                                        &held, &held_s);
-        if (err != MT_OK)
-            return err;
-        if (held > most_lines) {
-            most_lines = held;
-            most_s = held_s;
-            line_max = (double)cap / most_lines;
-        }
-        /* Still standing: one more chain whose elements no index can
-         * alias (line_scatter.c), for hashes that defeat every stride. */
-        if (!(line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes)) {
-            err = mt_line_pigeonhole_scattered(c, path, cap, le.line_bytes, limit,
-                                               best.hit_threshold, &held);
-            if (err != MT_OK)
-                return err;
-            if (held > most_lines) {
-                most_lines = held;
-                most_s = le.line_bytes / 2;
-                scattered = true;
-                line_max = (double)cap / most_lines;
-            }
+    mt_note_threshold(c, "MT_CONF_LINE_UNCHECKED", MT_CONF_LINE_UNCHECKED,
+                      "line: confidence cap of a line (or bound) that no pigeonhole check could "
+                      "test (its chains would not fit the runs)");
+    /* The line the checks below test: the ratio's value, or the smallest
+     * power of two the bound allows (a line of at least that bounds the
+     * resident elements the same way: a line of k claims holds at most k
+     * of the checks' elements). */
+    uint32_t claim = le.found ? le.line_bytes : 0;
+    if (le.lower_bound && any_odd)
+        for (claim = 8; claim < best_s; claim <<= 1)
+            ;
+    mt_held held;
+    err = check_claim(c, path, cap, claim, sector, strides, resident, ns, limit,
+                      best.hit_threshold, &held);
+    if (err != MT_OK)
+        return err;
+    bool refuted = claim && refutes(&held, claim), unchecked = false;
+    if (claim && !refuted && !held.checked) {
+        if (conf > MT_CONF_LINE_UNCHECKED) {
+            conf = MT_CONF_LINE_UNCHECKED;
+            unchecked = true;
         }
     }
-    if (le.found && line_max * (1 + MT_LINE_RATIO_TOLERANCE) < le.line_bytes) {
-        line = mt_find_range(sector, le.line_bytes, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
-                             "%.1f B per line from %.0f elements at a %u B stride, but %.0f "
-                             "elements stayed resident at a %u B stride%s: a line of at most "
-                             "%.1f B; the ratio's edge was a set conflict",
-                             (double)best_s / le.ratio, best_e, best_s, most_lines, most_s,
-                             scattered ? " (one per claimed line, its half at random)" : "",
-                             line_max);
+    if (refuted) {
+        char claimed[96];
+        if (le.found)
+            snprintf(claimed, sizeof claimed, "%.1f B per line from %.0f elements at a %u B stride",
+                     (double)best_s / le.ratio, best_e, best_s);
+        else
+            snprintf(claimed, sizeof claimed, "a line of %u B or more (as many bytes fit at that "
+                     "stride as at a sector stride)", best_s);
+        line = mt_find_range(sector, claim, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
+                             "%s, but %.0f elements stayed resident at a %u B stride%s: a line of "
+                             "at most %.1f B; the ratio's edge was a set conflict",
+                             claimed, held.lines, held.stride,
+                             held.scattered ? " (one per claimed line, its half at random)" : "",
+                             held.line_max);
         /* More resident elements than cap / line also means the capacity
          * may be low (the conflict can end the sector-stride search too). */
         doubt_size(c, key, MT_CONF_INCONSISTENT);
     } else if (le.found) {
         c->cs[id].line = le.line_bytes;
+        /* Pigeonhole for the size: the elements held at a stride of at
+         * least the line were that many lines resident at once, so a whole
+         * line more than the size holds means the size is low (a contiguous
+         * chain conflicts before the cache is full: an xor index over a set
+         * count that is no power of two), or the line is smaller than the
+         * ratio's (within the tolerance the check above leaves).  Timer
+         * outliers only lower the count.  Only beyond the size's own
+         * tolerance (MT_CAPACITY_AGREEMENT): an H100's L1 edge lies a part
+         * of a line below the 1862 lines it holds. */
+        if (held.lines >= (double)cap / le.line_bytes + 1 &&
+            held.lines * le.line_bytes > (double)cap * (1 + MT_CAPACITY_AGREEMENT)) {
+            char why[200];
+            snprintf(why, sizeof why, "%.0f elements stayed resident at a %u B stride, %.1f lines "
+                     "of %u B more than this size holds: the size is low or the line smaller",
+                     held.lines, held.stride, held.lines - (double)cap / le.line_bytes,
+                     le.line_bytes);
+            doubt_size_why(c, key, MT_CONF_INCONSISTENT, why);
+        }
         bool loose = le.margin > MT_LINE_RATIO_FIRM;
         if (loose && conf > MT_CONF_LINE_LOOSE)
             conf = MT_CONF_LINE_LOOSE;
         line = mt_find_value(le.line_bytes, "B", MT_SRC_MEASURED, "capacity-ratio", conf,
                                   "%llu B fit at a sector stride, %.0f elements (lines) at a %u B "
-                                  "stride (best of %zu strides): %.1f B per line, %.0f%% from %u B%s",
+                                  "stride (best of %zu strides): %.1f B per line, %.0f%% from %u B%s%s",
                                   (unsigned long long)cap, best_e, best_s, ns,
                                   (double)best_s / le.ratio, 100 * le.margin, le.line_bytes,
-                                  loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "");
+                                  loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "",
+                                  unchecked ? UNCHECKED_NOTE : "");
         if (loose)
             doubt_size(c, key, conf);
     } else if (le.lower_bound && !any_odd) {
@@ -267,13 +352,14 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
-                                  "holds more than one element%s", (unsigned long long)best.lo, best_s,
+                                  "holds more than one element%s%s", (unsigned long long)best.lo, best_s,
                                   (unsigned long long)cap, sector,
                                   overfull ? " (but more bytes stayed resident at that stride than "
                                              "the capacity, which a line that long forbids: the "
                                              "stride conflicted or the size is low)"
                                   : fallback ? " (a stride under 4 sectors, where conflicts also look "
-                                               "like this: weak evidence)" : "");
+                                               "like this: weak evidence)" : "",
+                                  unchecked ? UNCHECKED_NOTE : "");
         /* Conflicts at one short stride: maybe at the sector stride too.
          * (An overfull wide stride says so only of the line: the size's own
          * confirmation stands.) */

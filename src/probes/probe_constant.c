@@ -331,6 +331,28 @@ static mt_err probe_constant(mt_probe_ctx *c)
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
     f = mt_capacity_finding(&cap, "constant L1.5");
+    /* A capacity edge makes the footprints beyond it miss: more than the
+     * timer outliers' share (MT_MISS_SPILL_SHARE) of the next doubling
+     * footprint's loads (a quarter where the L1 serves three of four).  An
+     * edge beyond which hardly anything misses is a set conflict of the
+     * contiguous chain (an xor index over a set count that is no power of
+     * two), not the size, and an edge the bank leaves no room to test
+     * beyond is not confirmed either: an L1.5 larger than the bank read as
+     * 55040 and 62976 B with confidence 1. */
+    if (f.kind == MT_FIND_VALUE && !(cap.share_beyond > MT_MISS_SPILL_SHARE)) {
+        mt_note_threshold(c, "MT_MISS_SPILL_SHARE", MT_MISS_SPILL_SHARE,
+                          "miss penalty: more loads than this share beyond the cut flag the "
+                          "penalty");
+        if (isnan(cap.share_beyond))
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                             "the bank leaves no room for a footprint beyond the edge: the misses "
+                             "may be set conflicts, and the L1.5 may exceed the bank");
+        else
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                             "only %.1f%% of the loads of the next footprint miss: a set conflict, "
+                             "not a capacity edge; the L1.5 may be larger",
+                             100 * cap.share_beyond);
+    }
     mt_set(c, "const_l15", "size", &f);
     s15->size = cap.lo;
     s15->size_is_bound = cap.kind == MT_FIND_LOWER_BOUND;

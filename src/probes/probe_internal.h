@@ -222,7 +222,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
                        int max_rounds, double hit_threshold);
 /* One chain of 1.5 N elements (N = cap / line) at 1.5 x line, timed over
- * whole laps (line_pigeonhole.c): *resident = elements - misses / laps, 0
+ * whole laps (line_pigeonhole.c): *resident = elements - misses / laps, NAN
  * when the chain does not fit one run or the path limit; *stride its
  * stride.  More than N resident refutes the line. */
 mt_err mt_line_pigeonhole(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t line,
@@ -231,7 +231,7 @@ mt_err mt_line_pigeonhole(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t 
 
 /* One element in a random half of each of 1.5 N line-sized blocks, timed
  * over a second lap of an explicit sequence (line_scatter.c): *resident =
- * elements that hit; 0 when the backend, the path (texture) or the limits
+ * elements that hit; NAN when the backend, the path (texture) or the limits
  * leave no such run.  More than N resident refutes the line, also under a
  * set index that aliases every regular stride. */
 mt_err mt_line_pigeonhole_scattered(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t line,

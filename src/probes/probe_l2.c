@@ -424,7 +424,10 @@ static mt_err probe_l2(mt_probe_ctx *c)
     mt_set(c, "l2", "partition_size", &f);
     contradict_far_class(c, f.kind == MT_FIND_ABSENT);
     contradict_one_class(c, f.kind == MT_FIND_VALUE);
-    if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, small.confidence,
+    /* The line is the ratio to this capacity: it is no surer than the
+     * partition finding after the doubts above (an edge that timer outliers
+     * placed halves the line). */
+    if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, f.confidence,
                                s->sector, 0, lim ? lim : UINT64_MAX, 1,
                                s->hit_threshold)) != MT_OK)
         return err;
