@@ -10,7 +10,7 @@
  * element was resident at once (nothing was filled during the lap), so a
  * chain that does not fit misses at least once per lap; one that fits
  * stops missing once it is loaded.  So the search needs no miss rate: only
- * "at least one miss in every lap" (GEOMETRY_ALPHA, below), which holds for
+ * "at least one miss in every lap" (GEOMETRY_ALPHA, geometry_fit.h), which holds for
  * LRU, FIFO, tree pseudo-LRU and random alike.
  *
  * With modulo indexing over S sets, a stride of k lines reaches S/gcd(S,k)
@@ -34,21 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry_fit.h"
+#include "geometry_hash.h"
 #include "probe_internal.h"
 
-/* A chain does not fit when EVERY timed lap (every window of m consecutive
- * loads) has a miss: certain for a chain that does not fit (pigeonhole,
- * above), and for one that fits only when timer outliers land in every
- * lap, with chance q^L (q = 1 - (1 - p0)^m, p0 the outlier rate per load
- * of a reference chain that fits).  The laps are chosen so that this
- * chance is below GEOMETRY_ALPHA; where even GEOMETRY_MAX_LAPS cannot make
- * it so (a noisy timer, a long chain), the stride's search stops there and
- * its capacity is left unbracketed (no confident wrong value).  A search
- * makes about 250 decisions: 1e-5 keeps a false one below 1 in 400 runs. */
-#define GEOMETRY_ALPHA 1e-5
-#define GEOMETRY_MAX_LAPS 32u
-/* Warm-up laps before timing: one lap loads a fitting chain whole. */
-#define GEOMETRY_WARMUP_LAPS 2u
+/* The fits decision (laps, GEOMETRY_ALPHA) is geometry_fit.h's. */
 /* Runs of the outlier reference (each max_fine_loads loads of a chain of
  * half the cache's lines, one line apart: it fits in any sane index):
  * 4 x 8192 loads resolve outlier rates down to about 1e-4. */
@@ -70,17 +60,6 @@ typedef struct {
     uint32_t laps_per_run;
 } stride_search;
 
-/* The laps a decision at m elements needs (0: more than GEOMETRY_MAX_LAPS). */
-static uint32_t laps_needed(double p0, uint64_t m)
-{
-    double q = 1 - pow(1 - p0, (double)m);
-    double chance = 1;
-    for (uint32_t laps = 1; laps <= GEOMETRY_MAX_LAPS; laps++)
-        if ((chance *= q) < GEOMETRY_ALPHA)
-            return laps;
-    return 0;
-}
-
 /* The next element count to test (doubling until a chain does not fit,
  * then bisection) and the runs it takes; 0 when bracketed or nothing more
  * can be decided (laps, footprint limit). */
@@ -95,33 +74,13 @@ static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max
     if (m <= s->lo || (s->hi && m >= s->hi) || m * s->k * line > limit ||
         s->k * line > UINT32_MAX) /* a chain's stride is 32 bits */
         return 0;
-    uint32_t laps = laps_needed(p0, m);
+    uint32_t laps = mt_geometry_laps_needed(p0, m);
     uint64_t per_run = c->dev.max_fine_loads / m;
     if (!laps || !per_run)
         return 0;
     s->laps_per_run = (uint32_t)(per_run < laps ? per_run : laps);
     s->runs = (laps + s->laps_per_run - 1) / s->laps_per_run;
     return m;
-}
-
-/* Whole laps of one run whose m loads include a miss; adds them to
- * *missed and the laps to *laps. */
-static mt_err count_laps(mt_probe_ctx *c, const mt_result *r, uint64_t m, double thr,
-                         size_t *missed, size_t *laps)
-{
-    size_t n;
-    double *x = mt_fine_samples(c, r, 0, &n);
-    if (!x)
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
-    for (size_t lap = 0; (lap + 1) * m <= n; lap++) {
-        bool miss = false;
-        for (size_t i = lap * m; i < (lap + 1) * m && !miss; i++)
-            miss = x[i] > thr;
-        *missed += miss;
-        (*laps)++;
-    }
-    free(x);
-    return MT_OK;
 }
 
 /* Runs one round: the runs of every stride still searching, one batch. */
@@ -155,7 +114,7 @@ static mt_err run_round(mt_probe_ctx *c, stride_search *s, size_t n, uint32_t li
             continue;
         size_t missed = 0, laps = 0;
         for (uint32_t k = 0; k < s[i].runs && err == MT_OK; k++)
-            err = count_laps(c, &r[used++], s[i].probe, thr, &missed, &laps);
+            err = mt_geometry_count_laps(c, &r[used++], s[i].probe, thr, &missed, &laps);
         if (laps && missed == laps)
             s[i].hi = s[i].probe;
         else
@@ -246,6 +205,76 @@ static uint64_t plateau_stride(const stride_search *s, size_t n)
     return last * start;
 }
 
+/* An index that is not modulo: the XOR hash recovery (geometry_hash.c),
+ * started from the bracketed stride with the fewest elements (the cheapest
+ * group tests).  hash->why says why not, when it was not recovered. */
+static mt_err hash_index(mt_probe_ctx *c, const stride_search *s, size_t n, uint32_t line,
+                         uint64_t limit, double p0, mt_hash_result *hash)
+{
+    const stride_search *start = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].hi == s[i].lo + 1 && (!start || s[i].lo < start->lo))
+            start = &s[i];
+    if (!start) {
+        snprintf(hash->why, sizeof hash->why, "no stride's capacity was bracketed");
+        return MT_OK;
+    }
+    mt_hash_request q = {
+        .target = {.path = MT_PATH_GLOBAL_CA, .line = line,
+                   .thr = c->cs[MT_CACHE_L1D].hit_threshold, .p0 = p0},
+        .limit_bytes = limit, .stride = start->k, .cap = start->lo};
+    if (!mt_backend_supports(c->be, MT_KIND_SEQUENCE)) {
+        snprintf(hash->why, sizeof hash->why, "the backend runs no access sequences");
+        return MT_OK;
+    }
+    mt_progress(c, "L1 geometry: set-index hash from %llu lines %llu apart",
+                (unsigned long long)start->lo + 1, (unsigned long long)start->k);
+    return mt_geometry_hash(c, &q, hash);
+}
+
+/* Exact ways and sets and the masks of a recovered XOR index. */
+static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t line, double conf,
+                          const mt_finding *size, mt_finding *fw, mt_finding *fs, mt_finding *fi,
+                          mt_finding *fm)
+{
+    const char *m = "eviction set and XOR hash recovery";
+    uint64_t sets = 1ull << h->rank;
+    mt_note_threshold(c, "GEOMETRY_HASH_VERIFY_LISTS", GEOMETRY_HASH_VERIFY_LISTS,
+                      "geometry: random lists of each kind (must conflict, must fit) that "
+                      "verify recovered XOR masks by prediction");
+    *fw = mt_find_value((double)h->ways, "count", MT_SRC_MEASURED, m, conf,
+                        "%u lines of one set overflow it and any %u of them fit (found by group "
+                        "testing); %zu experiments in all", h->ways + 1, h->ways, h->experiments);
+    *fs = mt_find_value((double)sets, "count", MT_SRC_MEASURED, m, conf,
+                        "the set index has %u independent bits over line-address bits 0-%u",
+                        h->rank, h->bits_tested - 1);
+    *fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
+                        "XOR of line-address bits (l1d.index_masks); %u random predictions held",
+                        h->predictions);
+    fi->kind = MT_FIND_TEXT;
+    snprintf(fi->text, sizeof fi->text, "xor");
+    *fm = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
+                        "set bit k = parity(line AND mask k), line = address / %u B; line bits "
+                        "0-%u tested (higher: out of reach); reduced row echelon form (set "
+                        "labels are arbitrary: the row space is what is measured)", line,
+                        h->bits_tested - 1);
+    fm->kind = MT_FIND_TEXT;
+    char text[sizeof fm->text + 64];
+    mt_hash_masks_text(h, text, sizeof text);
+    if (strlen(text) >= sizeof fm->text) {
+        fm->kind = MT_FIND_NONE;
+        mt_finding_append_note(fm, "%u masks do not fit the report's text", h->rank);
+    } else {
+        snprintf(fm->text, sizeof fm->text, "%s", text);
+    }
+    double geo = (double)(sets * h->ways * line);
+    if (size->kind == MT_FIND_VALUE ? geo != size->value : geo < size->lo || geo > size->hi)
+        mt_finding_append_note(fs, "sets x ways x line = %.0f B, but the l1d size (first misses "
+                               "of a sector-stride chain) is %.0f-%.0f B", geo,
+                               size->kind == MT_FIND_VALUE ? size->value : size->lo,
+                               size->kind == MT_FIND_VALUE ? size->value : size->hi);
+}
+
 static mt_err run_geometry(mt_probe_ctx *c)
 {
     const mt_finding *size = mt_get(c, "l1d", "size"), *line_f = mt_get(c, "l1d", "line");
@@ -318,7 +347,11 @@ static mt_err run_geometry(mt_probe_ctx *c)
     uint64_t sets = modulo ? whole / ways : 0;
     for (size_t i = 0; i < n && modulo; i++)
         modulo = s[i].lo == ways * sets / gcd_u64(sets, s[i].k);
-    mt_finding fw, fs, fi;
+    mt_finding fw, fs, fi, fm;
+    bool masks = false;
+    mt_hash_result hash = {0};
+    if (!modulo && (err = hash_index(c, s, n, line, limit, p0, &hash)) != MT_OK)
+        return err;
     if (modulo) {
         /* The size only bounds the search: the line's confidence is the
          * one the strides inherit. */
@@ -343,6 +376,9 @@ static mt_err run_geometry(mt_probe_ctx *c)
                                    "misses of a sector-stride chain) is %.0f-%.0f B", geo,
                                    size->kind == MT_FIND_VALUE ? size->value : size->lo,
                                    size->kind == MT_FIND_VALUE ? size->value : size->hi);
+    } else if (hash.recovered) {
+        hash_findings(c, &hash, line, line_f->confidence, size, &fw, &fs, &fi, &fm);
+        masks = true;
     } else {
         /* Any W elements fit in any index, so W <= every capacity; the
          * sets are the lines over the ways, with the size's low end. */
@@ -364,10 +400,14 @@ static mt_err run_geometry(mt_probe_ctx *c)
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
         snprintf(fi.text, sizeof fi.text, "not modulo (hashed or unbracketed)");
+        if (hash.why[0])
+            mt_finding_append_note(&fi, "XOR hash not recovered: %s", hash.why);
     }
     mt_set(c, "l1d", "ways", &fw);
     mt_set(c, "l1d", "sets", &fs);
     mt_set(c, "l1d", "index", &fi);
+    if (masks)
+        mt_set(c, "l1d", "index_masks", &fm);
     return MT_OK;
 }
 
@@ -380,6 +420,7 @@ static const mt_finding_decl geometry_provides[] = {
     {"l1d.ways", "ways"},
     {"l1d.sets", "sets"},
     {"l1d.index", "set index"},
+    {"l1d.index_masks", "set-index XOR masks"},
     {NULL},
 };
 static const char *const geometry_requires[] = {"l1d.size", "l1d.line", NULL};

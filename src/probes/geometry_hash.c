@@ -1,0 +1,458 @@
+/* Set-index hash recovery (issue 8, parts 1-2): exact ways, sets and the
+ * XOR masks of a cache whose set index is linear over GF(2) in the
+ * line-address bits, verified by prediction.
+ *
+ * Model.  Line x (a line number in the path's buffer) goes to set H x,
+ * H an n x B matrix over GF(2) (B line bits tested, 2^n sets, W ways).
+ * Set labels are arbitrary, so only the partition is identifiable: H up
+ * to an invertible change of its rows, i.e. its row space.  Every test
+ * below is one list of distinct lines and one fits / does-not-fit
+ * decision (geometry_fit.h: valid for LRU, FIFO, tree pseudo-LRU and
+ * random alike); many are batched per launch.
+ *
+ * 1. Eviction set.  The caller hands a start that just overflows: the
+ *    first cap + 1 elements P of a chain `stride` lines apart do not fit,
+ *    the first cap do.  So one set s0 holds exactly W + 1 lines of P and
+ *    every other set at most W: P without line x fits exactly when x is in
+ *    s0.  Group testing finds those W + 1 members M: remove chunks of
+ *    sqrt(|P|) lines (a chunk whose removal makes P fit holds a member),
+ *    then single lines of the flagged chunks.  W = |M| - 1, exact for any
+ *    index and any W (powers of two or not).  E = W members, x0 the last.
+ * 2. Columns.  Because H is linear, t XOR E lies in the single set
+ *    s0 + H t, W lines of it.  With pivots p_1 .. p_r (line bits whose
+ *    columns H e_p are independent), the union over t in span(e_p) of
+ *    t XOR E puts exactly W lines in each of 2^r distinct sets, and adding
+ *    line y = x0 XOR e_i overflows exactly when H e_i lies in the span of
+ *    the pivots' columns (the "same set" oracle, one test).  Leaving pivot
+ *    k out of the union halves the sets covered: the test then overflows
+ *    exactly when H e_i's coordinate k (in the pivots' basis) is 0, one
+ *    index bit per test.  Each round tests every open bit against the
+ *    pivots found so far (r + 1 lists each); a bit independent of them
+ *    (the lowest such) becomes the next pivot.  r + 1 rounds, about
+ *    B (n + 1) lists of at most W 2^n + 1 lines.
+ * 3. Masks.  Row k of the recovered matrix is the set of bits i whose
+ *    coordinate k is 1; the rows are reported in reduced row echelon form
+ *    (gf2.h), the canonical representative of the row space.
+ * 4. Prediction.  Lists of W + 1 random lines that the masks put in one
+ *    set must not fit; lists of W random lines in each of several sets
+ *    must fit.  Any other outcome (an index that is not linear: the sim's
+ *    xor over a set count that is not a power of two, a carry into bits
+ *    not tested, a noisy decision) and nothing is claimed beyond what the
+ *    stride search bounds.
+ * Bits at or above the buffer limit cannot be reached: they are not
+ * tested, and the masks say nothing about them (bits_tested). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geometry_hash.h"
+#include "../analysis/gf2.h"
+#include "../core/rng.h"
+
+/* Sets filled to exactly W lines in a "must fit" verification list. */
+#define HASH_VERIFY_SETS 8u
+/* Line bits: element indices are 32 bits. */
+#define HASH_MAX_LINE_BITS 32u
+/* Fixed seed: the same experiments every run (recordings replay them). */
+#define HASH_SEED 0x6861736867656f6dull
+
+/* A batch of lists of line numbers, decided together. */
+typedef struct {
+    uint32_t **lists;
+    uint32_t *lens;
+    mt_fit_verdict *verdict;
+    size_t n, cap;
+} batch;
+
+static void batch_free(batch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        free(b->lists[i]);
+    free(b->lists);
+    free(b->lens);
+    free(b->verdict);
+    memset(b, 0, sizeof *b);
+}
+
+/* Appends a list (copied); false when out of memory. */
+static bool batch_add(batch *b, const uint32_t *lines, uint32_t m)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        uint32_t **l = realloc(b->lists, cap * sizeof *l);
+        if (l)
+            b->lists = l;
+        uint32_t *n = realloc(b->lens, cap * sizeof *n);
+        if (n)
+            b->lens = n;
+        mt_fit_verdict *v = realloc(b->verdict, cap * sizeof *v);
+        if (v)
+            b->verdict = v;
+        if (!l || !n || !v)
+            return false;
+        b->cap = cap;
+    }
+    uint32_t *copy = malloc((m ? m : 1) * sizeof *copy);
+    if (!copy)
+        return false;
+    memcpy(copy, lines, m * sizeof *copy);
+    b->lists[b->n] = copy;
+    b->lens[b->n++] = m;
+    return true;
+}
+
+static mt_err batch_run(mt_probe_ctx *c, const mt_hash_request *q, batch *b, mt_hash_result *out)
+{
+    return mt_geometry_lists_fit(c, &q->target, b->lists, b->lens, b->n, b->verdict,
+                                 &out->experiments);
+}
+
+static mt_err nomem(mt_probe_ctx *c)
+{
+    return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+}
+
+/* Step 1: the members of P (W + 1 lines of one set).  Returns their count
+ * in *nm (0 with out->why set when it cannot be told). */
+static mt_err find_members(mt_probe_ctx *c, const mt_hash_request *q, const uint32_t *p,
+                           uint32_t np, uint32_t *members, uint32_t *nm, mt_hash_result *out)
+{
+    uint32_t chunk = (uint32_t)ceil(sqrt((double)np)), nchunks = (np + chunk - 1) / chunk;
+    uint32_t *tmp = malloc((size_t)np * sizeof *tmp);
+    bool *flag = calloc(nchunks, sizeof *flag);
+    batch b = {0};
+    mt_err err = MT_OK;
+    *nm = 0;
+    if (!tmp || !flag) {
+        err = nomem(c);
+        goto out;
+    }
+    for (uint32_t j = 0; j < nchunks; j++) { /* P without chunk j */
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < np; k++)
+            if (k / chunk != j)
+                tmp[m++] = p[k];
+        if (!batch_add(&b, tmp, m)) {
+            err = nomem(c);
+            goto out;
+        }
+    }
+    if ((err = batch_run(c, q, &b, out)) != MT_OK)
+        goto out;
+    for (uint32_t j = 0; j < nchunks; j++) {
+        if (b.verdict[j] == MT_FIT_UNDECIDED) {
+            snprintf(out->why, sizeof out->why, "eviction set: a decision over %u lines needs "
+                     "more laps than the limits allow", b.lens[j]);
+            goto out;
+        }
+        flag[j] = b.verdict[j] == MT_FIT_YES;
+    }
+    batch_free(&b);
+    for (uint32_t x = 0; x < np; x++) { /* P without line x, x in a flagged chunk */
+        if (!flag[x / chunk])
+            continue;
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < np; k++)
+            if (k != x)
+                tmp[m++] = p[k];
+        if (!batch_add(&b, tmp, m)) {
+            err = nomem(c);
+            goto out;
+        }
+    }
+    if ((err = batch_run(c, q, &b, out)) != MT_OK)
+        goto out;
+    uint32_t at = 0, found = 0;
+    for (uint32_t x = 0; x < np; x++) {
+        if (!flag[x / chunk])
+            continue;
+        mt_fit_verdict v = b.verdict[at++];
+        if (v == MT_FIT_UNDECIDED) {
+            snprintf(out->why, sizeof out->why, "eviction set: a decision over %u lines needs "
+                     "more laps than the limits allow", np - 1);
+            goto out;
+        }
+        if (v == MT_FIT_YES)
+            members[found++] = p[x];
+    }
+    if (found < 2) {
+        snprintf(out->why, sizeof out->why, "eviction set: %u line(s) of the %u that overflow "
+                 "are needed, not ways + 1 >= 2 (inconsistent decisions)", found, np);
+        goto out;
+    }
+    *nm = found;
+out:
+    batch_free(&b);
+    free(tmp);
+    free(flag);
+    return err;
+}
+
+/* The union over t in the span of the pivots selected by `sel` (bit k:
+ * pivot k) of t XOR E, then y when y_too; returns the count. */
+static uint32_t union_list(const uint32_t *e, uint32_t w, const uint32_t *piv, uint32_t r,
+                           uint32_t sel, uint32_t y, bool y_too, uint32_t *out)
+{
+    uint32_t m = 0;
+    for (uint32_t sub = 0; sub < (1u << r); sub++) {
+        if (sub & ~sel)
+            continue;
+        uint32_t t = 0;
+        for (uint32_t k = 0; k < r; k++)
+            if (sub & (1u << k))
+                t ^= 1u << piv[k];
+        for (uint32_t j = 0; j < w; j++)
+            out[m++] = t ^ e[j];
+    }
+    if (y_too)
+        out[m++] = y;
+    return m;
+}
+
+/* Whether y is itself a line of that union (then it adds nothing, and it
+ * is in one of the union's sets: the test's outcome is known). */
+static bool in_union(const uint32_t *e, uint32_t w, const uint32_t *piv, uint32_t r, uint32_t sel,
+                     uint32_t y)
+{
+    for (uint32_t sub = 0; sub < (1u << r); sub++) {
+        if (sub & ~sel)
+            continue;
+        uint32_t t = 0;
+        for (uint32_t k = 0; k < r; k++)
+            if (sub & (1u << k))
+                t ^= 1u << piv[k];
+        for (uint32_t j = 0; j < w; j++)
+            if ((t ^ e[j]) == y)
+                return true;
+    }
+    return false;
+}
+
+/* Step 2: coordinates (in the pivots' basis) of every tested bit's column.
+ * coef[i] bit k: coordinate k of H e_i.  Returns the rank in *rank (0 with
+ * out->why set when it cannot be told). */
+static mt_err find_columns(mt_probe_ctx *c, const mt_hash_request *q, const uint32_t *e, uint32_t w,
+                           uint32_t x0, uint32_t bits, uint64_t *coef, uint32_t *rank,
+                           mt_hash_result *out)
+{
+    uint32_t piv[MT_HASH_MAX_BITS], r = 0;
+    bool done[HASH_MAX_LINE_BITS] = {false};
+    uint64_t seq = c->dev.max_sequence ? c->dev.max_sequence : UINT32_MAX;
+    uint32_t *tmp = NULL;
+    batch b = {0};
+    mt_err err = MT_OK;
+    *rank = 0;
+    for (;;) {
+        /* The largest list: W 2^r + 1 lines, loaded 1 + warm-up times. */
+        uint64_t biggest = ((uint64_t)w << r) + 1;
+        if (r >= MT_HASH_MAX_BITS || biggest * (GEOMETRY_WARMUP_LAPS + 1) > seq) {
+            snprintf(out->why, sizeof out->why, "columns: %u ways x 2^%u sets need lists of "
+                     "%llu lines, beyond the backend's sequences (%llu entries)", w, r,
+                     (unsigned long long)biggest, (unsigned long long)seq);
+            goto out;
+        }
+        free(tmp);
+        if (!(tmp = malloc((size_t)biggest * sizeof *tmp))) {
+            err = nomem(c);
+            goto out;
+        }
+        /* known[i * (r + 1) + k]: the outcome is known without a test
+         * (y in the union): does not fit. */
+        size_t open = 0;
+        for (uint32_t i = 0; i < bits; i++)
+            open += !done[i];
+        if (!open)
+            break;
+        bool *known = calloc(open * (r + 1), sizeof *known);
+        size_t *slot = calloc(open * (r + 1), sizeof *slot);
+        if (!known || !slot) {
+            free(known);
+            free(slot);
+            err = nomem(c);
+            goto out;
+        }
+        size_t o = 0;
+        uint32_t all = (1u << r) - 1;
+        for (uint32_t i = 0; i < bits && err == MT_OK; i++) {
+            if (done[i])
+                continue;
+            uint32_t y = x0 ^ (1u << i);
+            for (uint32_t k = 0; k <= r; k++, o++) { /* k == r: all pivots */
+                uint32_t sel = k == r ? all : all & ~(1u << k);
+                if ((known[o] = in_union(e, w, piv, r, sel, y)))
+                    continue;
+                slot[o] = b.n;
+                if (!batch_add(&b, tmp, union_list(e, w, piv, r, sel, y, true, tmp)))
+                    err = nomem(c);
+            }
+        }
+        if (err == MT_OK)
+            err = batch_run(c, q, &b, out);
+        int next = -1;
+        o = 0;
+        for (uint32_t i = 0; i < bits && err == MT_OK && !out->why[0]; i++) {
+            if (done[i])
+                continue;
+            mt_fit_verdict v[MT_HASH_MAX_BITS + 1];
+            for (uint32_t k = 0; k <= r; k++, o++) {
+                v[k] = known[o] ? MT_FIT_NO : b.verdict[slot[o]];
+                if (v[k] == MT_FIT_UNDECIDED)
+                    snprintf(out->why, sizeof out->why, "columns: a decision over %u lines "
+                             "needs more laps than the limits allow", b.lens[slot[o]]);
+            }
+            if (v[r] == MT_FIT_YES) { /* independent of the pivots */
+                if (next < 0)
+                    next = (int)i;
+                continue;
+            }
+            coef[i] = 0;
+            for (uint32_t k = 0; k < r; k++)
+                coef[i] |= (uint64_t)(v[k] == MT_FIT_YES) << k;
+            done[i] = true;
+        }
+        free(known);
+        free(slot);
+        batch_free(&b);
+        if (err != MT_OK || out->why[0])
+            goto out;
+        if (next < 0)
+            break;
+        piv[r] = (uint32_t)next;
+        coef[next] = 1ull << r;
+        done[next] = true;
+        r++;
+    }
+    *rank = r;
+out:
+    free(tmp);
+    batch_free(&b);
+    return err;
+}
+
+/* Moves y into the set labelled `label` by flipping the rows' pivot bits
+ * (the lowest bit of each reduced row is in no other row). */
+static uint32_t force_label(const uint64_t *rows, uint32_t r, uint32_t y, uint64_t label)
+{
+    uint64_t diff = mt_gf2_apply(rows, r, y) ^ label;
+    for (uint32_t k = 0; k < r; k++)
+        if (diff & (1ull << k))
+            y ^= (uint32_t)(rows[k] & -rows[k]);
+    return y;
+}
+
+static bool contains(const uint32_t *l, uint32_t m, uint32_t y)
+{
+    for (uint32_t j = 0; j < m; j++)
+        if (l[j] == y)
+            return true;
+    return false;
+}
+
+/* Step 4: random lists the masks say must conflict or must fit. */
+static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out)
+{
+    uint32_t w = out->ways, r = out->rank, bits = out->bits_tested;
+    uint32_t nsets = r < 31 && (1u << r) < HASH_VERIFY_SETS ? 1u << r : HASH_VERIFY_SETS;
+    uint32_t most = w * nsets > w + 1 ? w * nsets : w + 1;
+    uint64_t space = bits >= 32 ? 1ull << 32 : 1ull << bits;
+    uint32_t *l = malloc((size_t)most * sizeof *l);
+    mt_rng rng = {HASH_SEED};
+    batch b = {0};
+    mt_err err = MT_OK;
+    if (!l)
+        return nomem(c);
+    for (uint32_t v = 0; v < 2 * GEOMETRY_HASH_VERIFY_LISTS && err == MT_OK; v++) {
+        bool conflict = v < GEOMETRY_HASH_VERIFY_LISTS;
+        uint64_t first = r ? mt_rng_below(&rng, 1ull << r) : 0;
+        uint32_t m = 0, sets = conflict ? 1 : nsets, per = conflict ? w + 1 : w;
+        for (uint32_t s = 0; s < sets; s++) {
+            uint64_t label = r ? (first + s) & ((1ull << r) - 1) : 0; /* distinct labels */
+            for (uint32_t j = 0; j < per; j++) {
+                uint32_t y;
+                do
+                    y = force_label(out->masks, r, (uint32_t)mt_rng_below(&rng, space), label);
+                while (contains(l, m, y));
+                l[m++] = y;
+            }
+        }
+        if (!batch_add(&b, l, m))
+            err = nomem(c);
+    }
+    if (err == MT_OK)
+        err = batch_run(c, q, &b, out);
+    for (uint32_t v = 0; v < b.n && err == MT_OK && !out->why[0]; v++) {
+        mt_fit_verdict want = v < GEOMETRY_HASH_VERIFY_LISTS ? MT_FIT_NO : MT_FIT_YES;
+        if (b.verdict[v] != want)
+            snprintf(out->why, sizeof out->why, "prediction failed: %u random lines the masks put "
+                     "%s %s", b.lens[v], want == MT_FIT_NO ? "in one set did not conflict"
+                                                           : "within the ways conflicted",
+                     b.verdict[v] == MT_FIT_UNDECIDED ? "(undecided)" : "");
+    }
+    out->predictions = (uint32_t)b.n;
+    batch_free(&b);
+    free(l);
+    return err;
+}
+
+mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t line = q->target.line;
+    uint64_t lines = line ? q->limit_bytes / line : 0;
+    uint32_t bits = 0;
+    while (bits < HASH_MAX_LINE_BITS && (2ull << bits) <= lines)
+        bits++;
+    out->bits_tested = bits;
+    uint64_t np = q->cap + 1, top = q->cap * q->stride;
+    if (q->cap < 1 || bits < 1 || top >= (1ull << bits) || np > UINT32_MAX) {
+        snprintf(out->why, sizeof out->why, "no start: %llu elements %llu lines apart exceed "
+                 "the %u line bits that can be tested", (unsigned long long)np,
+                 (unsigned long long)q->stride, bits);
+        return MT_OK;
+    }
+    uint32_t *p = malloc((size_t)np * sizeof *p), *members = malloc((size_t)np * sizeof *members);
+    uint64_t coef[HASH_MAX_LINE_BITS] = {0};
+    mt_err err = MT_OK;
+    if (!p || !members) {
+        err = nomem(c);
+        goto out;
+    }
+    for (uint64_t t = 0; t < np; t++)
+        p[t] = (uint32_t)(t * q->stride);
+    uint32_t nm;
+    if ((err = find_members(c, q, p, (uint32_t)np, members, &nm, out)) != MT_OK || !nm)
+        goto out;
+    out->ways = nm - 1;
+    uint32_t r;
+    if ((err = find_columns(c, q, members, out->ways, members[out->ways], bits, coef, &r, out)) !=
+            MT_OK ||
+        out->why[0])
+        goto out;
+    for (uint32_t k = 0; k < r; k++) {
+        out->masks[k] = 0;
+        for (uint32_t i = 0; i < bits; i++)
+            out->masks[k] |= ((coef[i] >> k) & 1) << i;
+    }
+    out->rank = (uint32_t)mt_gf2_rref(out->masks, r);
+    if (out->rank != r) {
+        snprintf(out->why, sizeof out->why, "columns: %u pivots gave rank %u (inconsistent "
+                 "decisions)", r, out->rank);
+        goto out;
+    }
+    if ((err = verify(c, q, out)) == MT_OK && !out->why[0])
+        out->recovered = true;
+out:
+    free(p);
+    free(members);
+    return err;
+}
+
+void mt_hash_masks_text(const mt_hash_result *h, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < h->rank && at < len; k++)
+        at += (size_t)snprintf(buf + at, len - at, "%s0x%llx", k ? " " : "",
+                               (unsigned long long)h->masks[k]);
+}
