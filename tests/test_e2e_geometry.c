@@ -5,9 +5,14 @@
  * ld.global.ca at the default carveout.
  *  - A modulo-indexed cache (any policy: the stride test needs none) must
  *    be reported exactly: index "modulo", ways and sets the spec's, trusted.
+ *  - A linear (XOR) index over power-of-two sets (index = hash, or the
+ *    sim's xor fold) must be recovered exactly: index "xor", ways and sets
+ *    the spec's, masks spanning the spec's row space (geometry_hash.c).
  *  - Any other index must not be called modulo with trust; its ways and
- *    sets must be ranges holding the truth, or flagged (below the trusted
- *    confidence). */
+ *    sets must be exact, ranges holding the truth, or flagged (below the
+ *    trusted confidence).
+ * Every run is also judged by the contract's truth (e2e_truth.c), which
+ * must itself reject wrong masks. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,6 +49,29 @@ static void geometry_only(const mt_device_info *d, mt_probe_options *o)
     o->geometry = true;
 }
 
+/* The truth rejects masks that index other sets (one bit flipped in the
+ * first mask) and accepts an invertible recombination of the rows. */
+static void check_truth_judges_masks(const mt_sim_spec *s, mt_topology *t)
+{
+    mt_finding *mk = (mt_finding *)mt_topology_get(t, "l1d", "index_masks");
+    char msg[2048], saved[sizeof mk->text];
+    memcpy(saved, mk->text, sizeof saved);
+    unsigned long long m0 = strtoull(mk->text, NULL, 16);
+    const char *rest = strchr(mk->text, ' ');
+    snprintf(mk->text, sizeof mk->text, "0x%llx%s", m0 ^ 0x2, rest ? rest : "");
+    if (strcmp(mk->text, saved) != 0 && mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg,
+                                                             sizeof msg) == 0)
+        fail_msg("the truth accepted wrong masks %s (right: %s)", mk->text, saved);
+    if (rest) { /* row 0 replaced by row 0 XOR row 1: the same row space */
+        unsigned long long m1 = strtoull(rest, NULL, 16);
+        const char *tail = strchr(rest + 1, ' ');
+        snprintf(mk->text, sizeof mk->text, "0x%llx 0x%llx%s", m0 ^ m1, m1, tail ? tail : "");
+        if (mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg) != 0)
+            fail_msg("the truth rejected recombined masks %s: %s", mk->text, msg);
+    }
+    memcpy(mk->text, saved, sizeof saved);
+}
+
 /* Runs the geometry probe (and what it requires) on one spec or preset
  * and checks its findings against the truth; returns whether it called
  * the index modulo. */
@@ -76,10 +104,22 @@ static bool check_geometry(const char *spec)
             fail_msg("%s: %s %g x %s %g ways (index %s), want %g sets x %g ways: %s", spec,
                      mt_finding_kind_name(n->kind), n->value, mt_finding_kind_name(w->kind),
                      w->value, ix->text, sets, ways, w->note);
+    } else if (linear_index(cs, (uint64_t)sets, 64, NULL, NULL)) {
+        const mt_finding *mk = mt_topology_get(t, "l1d", "index_masks");
+        if (!mk || mk->kind != MT_FIND_TEXT || strcmp(ix->text, "xor") != 0 ||
+            w->kind != MT_FIND_VALUE || w->value != ways || n->kind != MT_FIND_VALUE ||
+            n->value != sets || w->confidence < MT_TRUTH_TRUSTED)
+            fail_msg("%s: %g sets x %g ways (index %s), want %g x %g recovered as xor: %s", spec,
+                     n->value, w->value, ix->text, sets, ways, ix->note);
+        print_message("  masks %s\n", mk->text);
+        check_truth_judges_masks(s, t);
     } else if (!honest(w, ways) || !honest(n, sets)) {
         fail_msg("%s: ways [%g, %g] or sets [%g, %g] miss the truth %g x %g", spec, w->lo, w->hi,
                  n->lo, n->hi, sets, ways);
     }
+    char msg[2048];
+    if (mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg) != 0)
+        fail_msg("%s: the contract's truth: %s", spec, msg);
     /* The decision threshold is printed with the result. */
     bool listed = false;
     for (int i = 0; i < t->n_thresholds; i++)
@@ -105,7 +145,7 @@ static void test_geometry_specs(void **state)
     int n = for_each_spec("tests/specs-geometry", check_spec, "strict");
     if (n < 0)
         fail_msg("cannot open tests/specs-geometry");
-    assert_true(n >= 11);
+    assert_true(n >= 18);
     assert_true(for_each_spec("tests/specs-carveout", check_spec, NULL) >= 5);
 }
 
