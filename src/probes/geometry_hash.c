@@ -26,10 +26,14 @@
  *    the pivots' columns (the "same set" oracle, one test).  Leaving pivot
  *    k out of the union halves the sets covered: the test then overflows
  *    exactly when H e_i's coordinate k (in the pivots' basis) is 0, one
- *    index bit per test.  Each round tests every open bit against the
- *    pivots found so far (r + 1 lists each); a bit independent of them
- *    (the lowest such) becomes the next pivot.  r + 1 rounds, about
- *    B (n + 1) lists of at most W 2^n + 1 lines.
+ *    index bit per test.  H e_i is in the pivots' span when one of these
+ *    r half-unions overflows, or when all its coordinates are 1, which a
+ *    union over the combinations whose coordinates 0 and 1 agree catches
+ *    (with r <= 1: the whole span); so no list exceeds half the cache
+ *    (W 2^(n-1) + 1 lines), which keeps the tests within the backend's
+ *    sequences.  Each round tests every open bit against the pivots found
+ *    so far (r + 1 lists each); a bit independent of them (the lowest
+ *    such) becomes the next pivot.  n + 1 rounds, about B (n + 1) lists.
  * 3. Masks.  Row k of the recovered matrix is the set of bits i whose
  *    coordinate k is 1; the rows are reported in reduced row echelon form
  *    (gf2.h), the canonical representative of the row space.
@@ -189,43 +193,45 @@ out:
     return err;
 }
 
-/* The union over t in the span of the pivots selected by `sel` (bit k:
- * pivot k) of t XOR E, then y when y_too; returns the count. */
+/* The pivot combinations a union covers: those within `sel` (bit k:
+ * pivot k), and with `eq01` only those whose coordinates 0 and 1 agree. */
+static bool covered(uint32_t sub, uint32_t sel, bool eq01)
+{
+    return !(sub & ~sel) && (!eq01 || (sub & 1) == ((sub >> 1) & 1));
+}
+
+static uint32_t span_vector(const uint32_t *piv, uint32_t r, uint32_t sub)
+{
+    uint32_t t = 0;
+    for (uint32_t k = 0; k < r; k++)
+        if (sub & (1u << k))
+            t ^= 1u << piv[k];
+    return t;
+}
+
+/* The union over the covered t of t XOR E, then y; returns the count. */
 static uint32_t union_list(const uint32_t *e, uint32_t w, const uint32_t *piv, uint32_t r,
-                           uint32_t sel, uint32_t y, bool y_too, uint32_t *out)
+                           uint32_t sel, bool eq01, uint32_t y, uint32_t *out)
 {
     uint32_t m = 0;
-    for (uint32_t sub = 0; sub < (1u << r); sub++) {
-        if (sub & ~sel)
-            continue;
-        uint32_t t = 0;
-        for (uint32_t k = 0; k < r; k++)
-            if (sub & (1u << k))
-                t ^= 1u << piv[k];
-        for (uint32_t j = 0; j < w; j++)
-            out[m++] = t ^ e[j];
-    }
-    if (y_too)
-        out[m++] = y;
+    for (uint32_t sub = 0; sub < (1u << r); sub++)
+        if (covered(sub, sel, eq01))
+            for (uint32_t j = 0, t = span_vector(piv, r, sub); j < w; j++)
+                out[m++] = t ^ e[j];
+    out[m++] = y;
     return m;
 }
 
 /* Whether y is itself a line of that union (then it adds nothing, and it
  * is in one of the union's sets: the test's outcome is known). */
 static bool in_union(const uint32_t *e, uint32_t w, const uint32_t *piv, uint32_t r, uint32_t sel,
-                     uint32_t y)
+                     bool eq01, uint32_t y)
 {
-    for (uint32_t sub = 0; sub < (1u << r); sub++) {
-        if (sub & ~sel)
-            continue;
-        uint32_t t = 0;
-        for (uint32_t k = 0; k < r; k++)
-            if (sub & (1u << k))
-                t ^= 1u << piv[k];
-        for (uint32_t j = 0; j < w; j++)
-            if ((t ^ e[j]) == y)
-                return true;
-    }
+    for (uint32_t sub = 0; sub < (1u << r); sub++)
+        if (covered(sub, sel, eq01))
+            for (uint32_t j = 0, t = span_vector(piv, r, sub); j < w; j++)
+                if ((t ^ e[j]) == y)
+                    return true;
     return false;
 }
 
@@ -244,8 +250,10 @@ static mt_err find_columns(mt_probe_ctx *c, const mt_hash_request *q, const uint
     mt_err err = MT_OK;
     *rank = 0;
     for (;;) {
-        /* The largest list: W 2^r + 1 lines, loaded 1 + warm-up times. */
-        uint64_t biggest = ((uint64_t)w << r) + 1;
+        /* The largest list: W 2^max(r-1, 0) + 1 lines (the dependence
+         * test spans the whole span only while r <= 1), loaded 1 + warm-up
+         * times. */
+        uint64_t biggest = ((uint64_t)w << (r > 1 ? r - 1 : r)) + 1;
         if (r >= MT_HASH_MAX_BITS || biggest * (GEOMETRY_WARMUP_LAPS + 1) > seq) {
             snprintf(out->why, sizeof out->why, "columns: %u ways x 2^%u sets need lists of "
                      "%llu lines, beyond the backend's sequences (%llu entries)", w, r,
@@ -278,12 +286,13 @@ static mt_err find_columns(mt_probe_ctx *c, const mt_hash_request *q, const uint
             if (done[i])
                 continue;
             uint32_t y = x0 ^ (1u << i);
-            for (uint32_t k = 0; k <= r; k++, o++) { /* k == r: all pivots */
+            for (uint32_t k = 0; k <= r; k++, o++) { /* k == r: the dependence test */
                 uint32_t sel = k == r ? all : all & ~(1u << k);
-                if ((known[o] = in_union(e, w, piv, r, sel, y)))
+                bool eq01 = k == r && r > 1;
+                if ((known[o] = in_union(e, w, piv, r, sel, eq01, y)))
                     continue;
                 slot[o] = b.n;
-                if (!batch_add(&b, tmp, union_list(e, w, piv, r, sel, y, true, tmp)))
+                if (!batch_add(&b, tmp, union_list(e, w, piv, r, sel, eq01, y, tmp)))
                     err = nomem(c);
             }
         }
@@ -301,7 +310,13 @@ static mt_err find_columns(mt_probe_ctx *c, const mt_hash_request *q, const uint
                     snprintf(out->why, sizeof out->why, "columns: a decision over %u lines "
                              "needs more laps than the limits allow", b.lens[slot[o]]);
             }
-            if (v[r] == MT_FIT_YES) { /* independent of the pivots */
+            /* Dependent: some half-union overflows (a coordinate is 0), or
+             * all coordinates are 1, which the dependence test's union
+             * (coordinates 0 and 1 equal) catches; neither: independent. */
+            bool dependent = v[r] == MT_FIT_NO;
+            for (uint32_t k = 0; k < r; k++)
+                dependent = dependent || v[k] == MT_FIT_NO;
+            if (!dependent) {
                 if (next < 0)
                     next = (int)i;
                 continue;

@@ -392,10 +392,19 @@ static mt_err run_geometry(mt_probe_ctx *c)
         fw = mt_find_range(1, (double)max_ways, "count", m, GEOMETRY_RANGE_CONF,
                            "capacities (stride:elements, + = lower bound) %s do not follow "
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
+        if (hash.ways) {
+            /* The eviction set needs no linear index: W is exact even
+             * where the masks could not be recovered or verified. */
+            max_ways = hash.ways;
+            fw = mt_find_value((double)hash.ways, "count", MT_SRC_MEASURED,
+                               "eviction set (group testing)", line_f->confidence,
+                               "%u lines of one set overflow it and any %u of them fit; "
+                               "capacities %s", hash.ways + 1, hash.ways, caps);
+        }
         fs = mt_find_range((double)((n_low + max_ways - 1) / max_ways), (double)n_lines, "count",
-                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over at most %llu ways",
+                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over %s%llu ways",
                            (unsigned long long)n_low, (unsigned long long)n_lines,
-                           (unsigned long long)max_ways);
+                           hash.ways ? "" : "at most ", (unsigned long long)max_ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
