@@ -1,5 +1,5 @@
 /* End to end on the simulator: the geometry probe (probe_geometry.c,
- * --geometry) on every spec of tests/specs-geometry/ and
+ * part of the default run) on every spec of tests/specs-geometry/ and
  * tests/specs-carveout/ and on the presets with an L1 data cache.  Truth:
  * the spec's ways and size / line / ways sets of the cache serving
  * ld.global.ca at the default carveout.
@@ -156,16 +156,18 @@ static void test_presets(void **state)
         check_geometry(presets[i]);
 }
 
-/* Without --geometry the probe is not planned (the default run is
- * unchanged), and --only cannot select it. */
-static void test_opt_in(void **state)
+/* The default run plans the probe; --only leaves it out unless
+ * --geometry asks for it; --only cannot name it. */
+static void test_default_and_only(void **state)
 {
     (void)state;
     mt_probe_options opt;
     mt_probe_options_default(&opt);
-    assert_false(e2e_planned(&opt, "geometry"));
+    assert_true(e2e_planned(&opt, "geometry"));
     mt_errinfo ei;
     assert_int_equal(mt_probe_parse_only("geometry", &opt, &ei), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_probe_parse_only("l1d", &opt, &ei), MT_OK);
+    assert_false(e2e_planned(&opt, "geometry"));
     opt.geometry = true;
     assert_true(e2e_planned(&opt, "geometry"));
 }
@@ -175,7 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry_specs),
         cmocka_unit_test(test_presets),
-        cmocka_unit_test(test_opt_in),
+        cmocka_unit_test(test_default_and_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

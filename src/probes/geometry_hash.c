@@ -16,8 +16,10 @@
  *    every other set at most W: P without line x fits exactly when x is in
  *    s0.  Group testing finds those W + 1 members M: remove chunks of
  *    sqrt(|P|) lines (a chunk whose removal makes P fit holds a member),
- *    then single lines of the flagged chunks.  W = |M| - 1, exact for any
- *    index and any W (powers of two or not).  E = W members, x0 the last.
+ *    then single lines of the flagged chunks; then M itself must not fit
+ *    and M less one line must (a member lost to a false decision shows).
+ *    W = |M| - 1, exact for any index and any W (powers of two or not).
+ *    E = W members, x0 the last.
  * 2. Columns.  Because H is linear, t XOR E lies in the single set
  *    s0 + H t, W lines of it.  With pivots p_1 .. p_r (line bits whose
  *    columns H e_p are independent), the union over t in span(e_p) of
@@ -183,6 +185,20 @@ static mt_err find_members(mt_probe_ctx *c, const mt_hash_request *q, const uint
     if (found < 2) {
         snprintf(out->why, sizeof out->why, "eviction set: %u line(s) of the %u that overflow "
                  "are needed, not ways + 1 >= 2 (inconsistent decisions)", found, np);
+        goto out;
+    }
+    /* Check: the members alone overflow, and without one of them fit (a
+     * member missed by a false decision would leave a list that fits). */
+    batch_free(&b);
+    if (!batch_add(&b, members, found) || !batch_add(&b, members, found - 1)) {
+        err = nomem(c);
+        goto out;
+    }
+    if ((err = batch_run(c, q, &b, out)) != MT_OK)
+        goto out;
+    if (b.verdict[0] != MT_FIT_NO || b.verdict[1] != MT_FIT_YES) {
+        snprintf(out->why, sizeof out->why, "eviction set: its %u lines %s (inconsistent "
+                 "decisions)", found, b.verdict[0] != MT_FIT_NO ? "fit" : "less one do not fit");
         goto out;
     }
     *nm = found;

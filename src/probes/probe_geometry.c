@@ -1,5 +1,7 @@
 /* L1 data cache geometry: ways, sets and whether the set index is the line
- * address modulo the sets (issue 8, part 1).  Opt-in (--geometry).
+ * address modulo the sets (issue 8, part 1), and for an index that is not,
+ * the XOR hash (geometry_hash.c).  Runs by default; with --only, when
+ * --geometry asks for it.
  *
  * Stride conflict test.  N = size / line lines.  A chain of m elements k
  * lines apart FITS when every set receives at most W of them; its CAPACITY
@@ -420,9 +422,11 @@ static mt_err run_geometry(mt_probe_ctx *c)
     return MT_OK;
 }
 
+/* Part of the default run (its cost on the H100 is a small share of the
+ * report's: docs/method.md); with --only, only when --geometry asks. */
 static bool geometry_requested(const mt_probe_options *o)
 {
-    return o->geometry;
+    return o->geometry || !o->only_set;
 }
 
 static const mt_finding_decl geometry_provides[] = {
@@ -435,8 +439,8 @@ static const mt_finding_decl geometry_provides[] = {
 static const char *const geometry_requires[] = {"l1d.size", "l1d.line", NULL};
 const mt_probe_desc mt_probe_geometry = {
     .name = "geometry",
-    .summary = "L1 data ways, sets and set index (modulo or not) from chains at strides of "
-               "2^j and 2^j + 1 lines",
+    .summary = "L1 data ways, sets and set index (modulo, or the XOR masks of a hash) from "
+               "chains at strides of 2^j and 2^j + 1 lines and eviction sets",
     .rank = 95, .provides = geometry_provides, .requires = geometry_requires,
     .run = run_geometry, .requested = geometry_requested,
 };
