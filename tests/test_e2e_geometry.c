@@ -26,6 +26,7 @@
 
 #include "e2e_truth.c"
 #include "probes/probe.h"
+#include "topology/topology_json.h"
 #include "sim/sim.h"
 #include "e2e_measure.h"
 #include "spec_dir.h"
@@ -72,6 +73,22 @@ static void check_truth_judges_masks(const mt_sim_spec *s, mt_topology *t)
     memcpy(mk->text, saved, sizeof saved);
 }
 
+/* The JSON writer and reader carry the masks unchanged. */
+static void check_masks_read_back(const mt_topology *t, const mt_finding *mk)
+{
+    json_t *doc = NULL;
+    mt_topology *back = NULL;
+    mt_errinfo ei;
+    assert_int_equal(mt_topology_build_json(t, &doc, &ei), MT_OK);
+    assert_int_equal(mt_topology_from_json(doc, &back, &ei), MT_OK);
+    const mt_finding *b = mt_topology_get(back, "l1d", "index_masks");
+    assert_non_null(b);
+    assert_int_equal(b->kind, MT_FIND_TEXT);
+    assert_string_equal(b->text, mk->text);
+    mt_topology_free(back);
+    json_decref(doc);
+}
+
 /* Runs the geometry probe (and what it requires) on one spec or preset
  * and checks its findings against the truth; returns whether it called
  * the index modulo. */
@@ -113,6 +130,7 @@ static bool check_geometry(const char *spec)
                      n->value, w->value, ix->text, sets, ways, ix->note);
         print_message("  masks %s\n", mk->text);
         check_truth_judges_masks(s, t);
+        check_masks_read_back(t, mk);
     } else if (!honest(w, ways) || !honest(n, sets)) {
         fail_msg("%s: ways [%g, %g] or sets [%g, %g] miss the truth %g x %g", spec, w->lo, w->hi,
                  n->lo, n->hi, sets, ways);

@@ -387,6 +387,13 @@ static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *
     uint32_t nsets = r < 31 && (1u << r) < HASH_VERIFY_SETS ? 1u << r : HASH_VERIFY_SETS;
     uint32_t most = w * nsets > w + 1 ? w * nsets : w + 1;
     uint64_t space = bits >= 32 ? 1ull << 32 : 1ull << bits;
+    /* Each set holds 2^(bits - r) of the lines tested: W + 1 distinct ones
+     * must exist for a conflict list. */
+    if (bits - r < 32 && (1ull << (bits - r)) < (uint64_t)w + 1) {
+        snprintf(out->why, sizeof out->why, "prediction: a set holds only %llu of the lines "
+                 "tested, fewer than ways + 1", 1ull << (bits - r));
+        return MT_OK;
+    }
     uint32_t *l = malloc((size_t)most * sizeof *l);
     mt_rng rng = {HASH_SEED};
     batch b = {0};
