@@ -254,7 +254,7 @@ static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t lin
                         "XOR of line-address bits (l1d.index_masks); %u random predictions held",
                         h->predictions);
     fi->kind = MT_FIND_TEXT;
-    snprintf(fi->text, sizeof fi->text, "xor");
+    snprintf(fi->text, sizeof fi->text, h->rank ? "xor" : "modulo");
     *fm = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
                         "set bit k = parity(line AND mask k), line = address / %u B; line bits "
                         "0-%u tested (higher: out of reach); reduced row echelon form (set "
@@ -380,7 +380,7 @@ static mt_err run_geometry(mt_probe_ctx *c)
                                    size->kind == MT_FIND_VALUE ? size->value : size->hi);
     } else if (hash.recovered) {
         hash_findings(c, &hash, line, line_f->confidence, size, &fw, &fs, &fi, &fm);
-        masks = true;
+        masks = hash.rank > 0; /* one set: fully associative, modulo 1, no masks */
     } else {
         /* Any W elements fit in any index, so W <= every capacity; the
          * sets are the lines over the ways, with the size's low end. */
@@ -396,17 +396,18 @@ static mt_err run_geometry(mt_probe_ctx *c)
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
         if (hash.ways) {
             /* The eviction set needs no linear index: W is exact even
-             * where the masks could not be recovered or verified. */
-            max_ways = hash.ways;
+             * where the masks could not be recovered or verified.  (The
+             * sets keep the capacities' bound: the size they divide is
+             * itself only within its tolerance.) */
             fw = mt_find_value((double)hash.ways, "count", MT_SRC_MEASURED,
                                "eviction set (group testing)", line_f->confidence,
                                "%u lines of one set overflow it and any %u of them fit; "
                                "capacities %s", hash.ways + 1, hash.ways, caps);
         }
         fs = mt_find_range((double)((n_low + max_ways - 1) / max_ways), (double)n_lines, "count",
-                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over %s%llu ways",
+                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over at most %llu ways",
                            (unsigned long long)n_low, (unsigned long long)n_lines,
-                           hash.ways ? "" : "at most ", (unsigned long long)max_ways);
+                           (unsigned long long)max_ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
