@@ -8,6 +8,7 @@
 
 #include "e2e_truth.h"
 #include "analysis/gf2.h"
+#include "probes/geometry_hash.h"
 
 static const mt_sim_cache_spec *serving(const mt_sim_spec *s, mt_sim_lpath lp, int nth)
 {
@@ -233,10 +234,8 @@ static int geometry_ok(const mt_sim_spec *s, const mt_truth_cache *tr, const mt_
             bad += complain(msg, cap, "l1d %s: want %.0f, got kind %d %g [%g, %g]\n",
                             i ? "sets" : "ways", want[i], f->kind, f->value, f->lo, f->hi);
     }
-    uint64_t limit = dev->path_limit_bytes[MT_PATH_GLOBAL_CA], reach = limit / cs->line;
-    unsigned bits = 0;
-    while (bits < 32 && (2ull << bits) <= reach)
-        bits++;
+    /* The line bits the recovery tests (geometry_hash.h). */
+    unsigned bits = mt_geometry_hash_bits(cs->line, dev->path_limit_bytes[MT_PATH_GLOBAL_CA]);
     uint64_t rows[64];
     size_t nrows;
     bool linear = linear_index(cs, (uint64_t)sets, bits, rows, &nrows);

@@ -57,8 +57,9 @@ static void check_truth_judges_masks(const mt_sim_spec *s, mt_topology *t)
     mt_finding *mk = (mt_finding *)mt_topology_get(t, "l1d", "index_masks");
     char msg[2048], saved[sizeof mk->text];
     memcpy(saved, mk->text, sizeof saved);
-    unsigned long long m0 = strtoull(mk->text, NULL, 16);
-    const char *rest = strchr(mk->text, ' ');
+    /* Parsed from the copy: the rewrites below overwrite mk->text. */
+    unsigned long long m0 = strtoull(saved, NULL, 16);
+    const char *rest = strchr(saved, ' ');
     snprintf(mk->text, sizeof mk->text, "0x%llx%s", m0 ^ 0x2, rest ? rest : "");
     if (strcmp(mk->text, saved) != 0 && mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg,
                                                              sizeof msg) == 0)

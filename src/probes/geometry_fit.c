@@ -37,12 +37,14 @@ mt_err mt_geometry_count_laps(mt_probe_ctx *c, const mt_result *r, uint64_t m, d
 static uint32_t plan_runs(const mt_probe_ctx *c, const mt_fit_target *t, uint32_t m,
                           uint32_t *laps_per_run)
 {
+    if (m == 0)
+        return 0;
     uint32_t laps = mt_geometry_laps_needed(t->p0, m);
     uint64_t by_fine = c->dev.max_fine_loads / m;
     uint64_t by_seq = c->dev.max_sequence ? c->dev.max_sequence / m : UINT32_MAX;
     by_seq = by_seq > GEOMETRY_WARMUP_LAPS ? by_seq - GEOMETRY_WARMUP_LAPS : 0;
     uint64_t per_run = by_fine < by_seq ? by_fine : by_seq;
-    if (!laps || !per_run || m == 0)
+    if (!laps || !per_run)
         return 0;
     *laps_per_run = (uint32_t)(per_run < laps ? per_run : laps);
     return (laps + *laps_per_run - 1) / *laps_per_run;
@@ -103,6 +105,8 @@ mt_err mt_geometry_lists_fit(mt_probe_ctx *c, const mt_fit_target *t, uint32_t *
             err = mt_geometry_count_laps(c, &r[used++], lens[i], t->thr, &missed, &laps);
         if (runs[i] && laps)
             verdict[i] = missed == laps ? MT_FIT_NO : MT_FIT_YES;
+        else if (lens[i] == 0)
+            verdict[i] = MT_FIT_YES; /* nothing to hold */
     }
     mt_results_free(r, total);
 out:

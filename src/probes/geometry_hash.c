@@ -45,8 +45,10 @@
  *    xor over a set count that is not a power of two, a carry into bits
  *    not tested, a noisy decision) and nothing is claimed beyond what the
  *    stride search bounds.
- * Bits at or above the buffer limit cannot be reached: they are not
- * tested, and the masks say nothing about them (bits_tested). */
+ * Bits at or above the buffer limit cannot be reached, and bits from
+ * GEOMETRY_HASH_SPAN_BYTES up are not tested: the masks say nothing about
+ * them (bits_tested).  An index that needs them to reach all its sets
+ * shows as too few sets for the measured size, and is not claimed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,14 +435,23 @@ static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *
     return err;
 }
 
+uint32_t mt_geometry_hash_bits(uint32_t line, uint64_t limit_bytes)
+{
+    uint64_t span = limit_bytes && limit_bytes < GEOMETRY_HASH_SPAN_BYTES
+                        ? limit_bytes
+                        : GEOMETRY_HASH_SPAN_BYTES;
+    uint64_t lines = line ? span / line : 0;
+    uint32_t bits = 0;
+    while (bits < HASH_MAX_LINE_BITS && (2ull << bits) <= lines)
+        bits++;
+    return bits;
+}
+
 mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t line = q->target.line;
-    uint64_t lines = line ? q->limit_bytes / line : 0;
-    uint32_t bits = 0;
-    while (bits < HASH_MAX_LINE_BITS && (2ull << bits) <= lines)
-        bits++;
+    uint32_t bits = mt_geometry_hash_bits(line, q->limit_bytes);
     out->bits_tested = bits;
     uint64_t np = q->cap + 1, top = q->cap * q->stride;
     if (q->cap < 1 || bits < 1 || top >= (1ull << bits) || np > UINT32_MAX) {
@@ -476,6 +487,18 @@ mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_resul
     if (out->rank != r) {
         snprintf(out->why, sizeof out->why, "columns: %u pivots gave rank %u (inconsistent "
                  "decisions)", r, out->rank);
+        goto out;
+    }
+    /* Every line of a first-miss footprint was resident at once, so the
+     * cache holds at least size_low bytes: sets x ways x line short of that
+     * by a factor 2 or more (one index bit) means index bits were not seen
+     * (a hash of bits above those tested); the size's own error is far
+     * below a factor 2. */
+    double geo = (double)out->ways * (double)(1ull << out->rank) * line;
+    if (2 * geo <= q->size_low) {
+        snprintf(out->why, sizeof out->why, "%u ways x %llu sets x %u B = %.0f B, at most half "
+                 "the size (%.0f B): the index uses bits above line bit %u", out->ways,
+                 1ull << out->rank, line, geo, q->size_low, bits - 1);
         goto out;
     }
     if ((err = verify(c, q, out)) == MT_OK && !out->why[0])

@@ -12,12 +12,23 @@
  * at least 1/2 (the conflict lists) or 1 - 2^-W ... (the fit lists):
  * at most 2^-4 for the conflicts alone. */
 #define GEOMETRY_HASH_VERIFY_LISTS 4u
+/* Line bits tested span at most 2 MiB of addresses: the cuda backend
+ * aligns its big buffers to 2 MiB, so below that a line number XORs into
+ * the buffer's address without a carry (the model's linearity holds), and
+ * no list's chain is longer than 2 MiB (each experiment builds its own).
+ * Higher address bits are not tested; the masks are the index restricted
+ * to the bits below (bits_tested says which). */
+#define GEOMETRY_HASH_SPAN_BYTES (2u << 20)
 /* Most set-index bits recovered (2^20 sets is far beyond any cache). */
 #define MT_HASH_MAX_BITS 20
 
 typedef struct {
     mt_fit_target target; /* the cache: load path, line, hit threshold, outlier rate */
-    uint64_t limit_bytes; /* the path's buffer limit: line bits below it are tested */
+    uint64_t limit_bytes; /* the path's buffer limit (and GEOMETRY_HASH_SPAN_BYTES) bound the
+                             line bits tested */
+    double size_low;      /* low end of the cache's measured size (bytes): a recovery
+                             whose ways x sets x line fall short of half of it missed
+                             index bits beyond those tested */
     /* A start that overflows: the elements 0 .. cap of the chain `stride`
      * lines apart (cap + 1 of them) do not fit, while the first cap do
      * (the stride-conflict search's bracket). */
@@ -34,6 +45,10 @@ typedef struct {
     size_t experiments;    /* experiments run */
     char why[200];         /* what stopped it, when not recovered */
 } mt_hash_result;
+
+/* The line bits the recovery tests for a cache with this line size behind
+ * a path with this buffer limit (0: none): 0 .. bits-1. */
+uint32_t mt_geometry_hash_bits(uint32_t line, uint64_t limit_bytes);
 
 /* Runs the recovery; out->recovered says whether it succeeded.  Errors are
  * the backend's (or out of memory); an index that is not linear, a

@@ -211,20 +211,23 @@ static uint64_t plateau_stride(const stride_search *s, size_t n)
  * started from the bracketed stride with the fewest elements (the cheapest
  * group tests).  hash->why says why not, when it was not recovered. */
 static mt_err hash_index(mt_probe_ctx *c, const stride_search *s, size_t n, uint32_t line,
-                         uint64_t limit, double p0, mt_hash_result *hash)
+                         uint64_t limit, double p0, const mt_finding *size, mt_hash_result *hash)
 {
     const stride_search *start = NULL;
+    uint64_t reach = 1ull << mt_geometry_hash_bits(line, limit); /* lines tested */
     for (size_t i = 0; i < n; i++)
-        if (s[i].hi == s[i].lo + 1 && (!start || s[i].lo < start->lo))
+        if (s[i].hi == s[i].lo + 1 && s[i].lo * s[i].k < reach && (!start || s[i].lo < start->lo))
             start = &s[i];
     if (!start) {
-        snprintf(hash->why, sizeof hash->why, "no stride's capacity was bracketed");
+        snprintf(hash->why, sizeof hash->why, "no stride's capacity was bracketed within the "
+                 "%llu lines tested", (unsigned long long)reach);
         return MT_OK;
     }
     mt_hash_request q = {
         .target = {.path = MT_PATH_GLOBAL_CA, .line = line,
                    .thr = c->cs[MT_CACHE_L1D].hit_threshold, .p0 = p0},
-        .limit_bytes = limit, .stride = start->k, .cap = start->lo};
+        .limit_bytes = limit, .stride = start->k, .cap = start->lo,
+        .size_low = size->kind == MT_FIND_RANGE ? size->lo : size->value};
     if (!mt_backend_supports(c->be, MT_KIND_SEQUENCE)) {
         snprintf(hash->why, sizeof hash->why, "the backend runs no access sequences");
         return MT_OK;
@@ -241,6 +244,8 @@ static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t lin
 {
     const char *m = "eviction set and XOR hash recovery";
     uint64_t sets = 1ull << h->rank;
+    mt_note_threshold(c, "GEOMETRY_HASH_SPAN_BYTES", GEOMETRY_HASH_SPAN_BYTES,
+                      "geometry: line bits tested for the XOR hash lie below this many bytes");
     mt_note_threshold(c, "GEOMETRY_HASH_VERIFY_LISTS", GEOMETRY_HASH_VERIFY_LISTS,
                       "geometry: random lists of each kind (must conflict, must fit) that "
                       "verify recovered XOR masks by prediction");
@@ -257,7 +262,7 @@ static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t lin
     snprintf(fi->text, sizeof fi->text, h->rank ? "xor" : "modulo");
     *fm = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
                         "set bit k = parity(line AND mask k), line = address / %u B; line bits "
-                        "0-%u tested (higher: out of reach); reduced row echelon form (set "
+                        "0-%u tested (higher: not tested); reduced row echelon form (set "
                         "labels are arbitrary: the row space is what is measured)", line,
                         h->bits_tested - 1);
     fm->kind = MT_FIND_TEXT;
@@ -352,7 +357,7 @@ static mt_err run_geometry(mt_probe_ctx *c)
     mt_finding fw, fs, fi, fm;
     bool masks = false;
     mt_hash_result hash = {0};
-    if (!modulo && (err = hash_index(c, s, n, line, limit, p0, &hash)) != MT_OK)
+    if (!modulo && (err = hash_index(c, s, n, line, limit, p0, size, &hash)) != MT_OK)
         return err;
     if (modulo) {
         /* The size only bounds the search: the line's confidence is the
