@@ -208,7 +208,7 @@ static bool linear_index(const mt_sim_cache_spec *cs, uint64_t sets, unsigned bi
 }
 
 /* Geometry (probe_geometry.c, geometry_hash.c), judged when reported:
- * ways and sets exact, or a range holding them, or flagged; "modulo" only
+ * ways and sets exact, or a range or lower bound holding them, or flagged; "modulo" only
  * for an index that partitions lines as modulo does; "xor" and the masks
  * only for a linear index whose row space (over the line bits the path
  * reaches) equals the masks'. */
@@ -229,7 +229,8 @@ static int geometry_ok(const mt_sim_spec *s, const mt_truth_cache *tr, const mt_
         const mt_finding *f = count[i];
         bool ok = f->kind == MT_FIND_NONE || f->confidence < MT_TRUTH_TRUSTED ||
                   (f->kind == MT_FIND_VALUE && f->value == want[i]) ||
-                  (f->kind == MT_FIND_RANGE && f->lo <= want[i] && want[i] <= f->hi);
+                  (f->kind == MT_FIND_RANGE && f->lo <= want[i] && want[i] <= f->hi) ||
+                  (f->kind == MT_FIND_LOWER_BOUND && f->lo <= want[i]);
         if (!ok)
             bad += complain(msg, cap, "l1d %s: want %.0f, got kind %d %g [%g, %g]\n",
                             i ? "sets" : "ways", want[i], f->kind, f->value, f->lo, f->hi);

@@ -9,8 +9,8 @@
  *    sim's xor fold) must be recovered exactly: index "xor", ways and sets
  *    the spec's, masks spanning the spec's row space (geometry_hash.c).
  *  - Any other index must not be called modulo with trust; its ways and
- *    sets must be exact, ranges holding the truth, or flagged (below the
- *    trusted confidence).
+ *    sets must be exact, ranges or lower bounds holding the truth, or
+ *    flagged (below the trusted confidence).
  * Every run is also judged by the contract's truth (e2e_truth.c), which
  * must itself reject wrong masks. */
 #include <math.h>
@@ -40,7 +40,8 @@ static bool honest(const mt_finding *f, double want)
         return true;
     if (f->kind == MT_FIND_VALUE)
         return f->value == want;
-    return f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi;
+    return (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi) ||
+           (f->kind == MT_FIND_LOWER_BOUND && f->lo <= want);
 }
 
 static void geometry_only(const mt_device_info *d, mt_probe_options *o)

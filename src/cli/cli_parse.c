@@ -38,7 +38,7 @@ void mt_cli_usage(FILE *f)
     mt_probe_options_default(&all);
     if (mt_probe_plan(&all, order, &n, NULL) == MT_OK)
         for (size_t i = 0; i < n; i++)
-            if (!order[i]->always)
+            if (!order[i]->always && !order[i]->requested) /* those come with their option */
                 fprintf(f, "  %-12s %s\n", order[i]->name, order[i]->summary);
     fputs("      --carveout VALUE  also size the L1 data cache at a shared-memory carveout\n"
           "                        (opt-in probe carveout): VALUE is KiB of shared memory\n"

@@ -382,20 +382,37 @@ static bool contains(const uint32_t *l, uint32_t m, uint32_t y)
     return false;
 }
 
-/* Step 4: random lists the masks say must conflict or must fit. */
-static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out)
+/* A partition of the lines into `labels` sets, as a predictor: moves line
+ * y (< 2^bits) into the set labelled `label`. */
+typedef struct {
+    uint64_t labels;
+    uint32_t bits;
+    const uint64_t *rows; /* XOR masks (rank rows), or NULL: modulo `labels` */
+    uint32_t rank;
+} partition;
+
+static uint32_t force_into(const partition *p, uint32_t y, uint64_t label)
 {
-    uint32_t w = out->ways, r = out->rank, bits = out->bits_tested;
-    uint32_t nsets = r < 31 && (1u << r) < HASH_VERIFY_SETS ? 1u << r : HASH_VERIFY_SETS;
+    if (p->rows)
+        return force_label(p->rows, p->rank, y, label);
+    uint64_t x = y - y % p->labels + label; /* modulo: same block, other residue */
+    return (uint32_t)(x >> p->bits ? x - p->labels : x);
+}
+
+/* Step 4: random lists the partition says must conflict (W + 1 lines of
+ * one set) or must fit (W lines in each of up to HASH_VERIFY_SETS sets).
+ * *wrong: lists decided against the prediction; *undecided: lists the
+ * limits left open; *lists: lists run (0: a set holds too few lines). */
+static mt_err predict(mt_probe_ctx *c, const mt_fit_target *t, const partition *p, uint32_t w,
+                      uint32_t *wrong, uint32_t *undecided, uint32_t *lists, size_t *experiments)
+{
+    uint64_t space = p->bits >= 32 ? 1ull << 32 : 1ull << p->bits;
+    uint32_t nsets = p->labels < HASH_VERIFY_SETS ? (uint32_t)p->labels : HASH_VERIFY_SETS;
     uint32_t most = w * nsets > w + 1 ? w * nsets : w + 1;
-    uint64_t space = bits >= 32 ? 1ull << 32 : 1ull << bits;
-    /* Each set holds 2^(bits - r) of the lines tested: W + 1 distinct ones
-     * must exist for a conflict list. */
-    if (bits - r < 32 && (1ull << (bits - r)) < (uint64_t)w + 1) {
-        snprintf(out->why, sizeof out->why, "prediction: a set holds only %llu of the lines "
-                 "tested, fewer than ways + 1", 1ull << (bits - r));
+    *wrong = *undecided = *lists = 0;
+    /* W + 1 distinct lines of one set must exist among those tested. */
+    if (space / p->labels < (uint64_t)w + 1)
         return MT_OK;
-    }
     uint32_t *l = malloc((size_t)most * sizeof *l);
     mt_rng rng = {HASH_SEED};
     batch b = {0};
@@ -404,14 +421,14 @@ static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *
         return nomem(c);
     for (uint32_t v = 0; v < 2 * GEOMETRY_HASH_VERIFY_LISTS && err == MT_OK; v++) {
         bool conflict = v < GEOMETRY_HASH_VERIFY_LISTS;
-        uint64_t first = r ? mt_rng_below(&rng, 1ull << r) : 0;
+        uint64_t first = mt_rng_below(&rng, p->labels);
         uint32_t m = 0, sets = conflict ? 1 : nsets, per = conflict ? w + 1 : w;
-        for (uint32_t s = 0; s < sets; s++) {
-            uint64_t label = r ? (first + s) & ((1ull << r) - 1) : 0; /* distinct labels */
+        for (uint32_t k = 0; k < sets; k++) {
+            uint64_t label = (first + k) % p->labels; /* distinct labels */
             for (uint32_t j = 0; j < per; j++) {
                 uint32_t y;
                 do
-                    y = force_label(out->masks, r, (uint32_t)mt_rng_below(&rng, space), label);
+                    y = force_into(p, (uint32_t)mt_rng_below(&rng, space), label);
                 while (contains(l, m, y));
                 l[m++] = y;
             }
@@ -420,18 +437,45 @@ static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *
             err = nomem(c);
     }
     if (err == MT_OK)
-        err = batch_run(c, q, &b, out);
-    for (uint32_t v = 0; v < b.n && err == MT_OK && !out->why[0]; v++) {
+        err = mt_geometry_lists_fit(c, t, b.lists, b.lens, b.n, b.verdict, experiments);
+    for (uint32_t v = 0; v < b.n && err == MT_OK; v++) {
         mt_fit_verdict want = v < GEOMETRY_HASH_VERIFY_LISTS ? MT_FIT_NO : MT_FIT_YES;
-        if (b.verdict[v] != want)
-            snprintf(out->why, sizeof out->why, "prediction failed: %u random lines the masks put "
-                     "%s %s", b.lens[v], want == MT_FIT_NO ? "in one set did not conflict"
-                                                           : "within the ways conflicted",
-                     b.verdict[v] == MT_FIT_UNDECIDED ? "(undecided)" : "");
+        *undecided += b.verdict[v] == MT_FIT_UNDECIDED;
+        *wrong += b.verdict[v] != MT_FIT_UNDECIDED && b.verdict[v] != want;
     }
-    out->predictions = (uint32_t)b.n;
+    *lists = (uint32_t)b.n;
     batch_free(&b);
     free(l);
+    return err;
+}
+
+static mt_err verify(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out)
+{
+    partition p = {.labels = 1ull << out->rank, .bits = out->bits_tested, .rows = out->masks,
+                   .rank = out->rank};
+    uint32_t wrong, undecided, lists;
+    mt_err err = predict(c, &q->target, &p, out->ways, &wrong, &undecided, &lists,
+                         &out->experiments);
+    out->predictions = lists;
+    if (err == MT_OK && (!lists || wrong || undecided))
+        snprintf(out->why, sizeof out->why, "prediction: %s",
+                 !lists ? "a set holds fewer than ways + 1 of the lines tested"
+                 : wrong ? "random lists the masks put in one set (or within the ways) did not "
+                           "conflict (or did)"
+                         : "a list was left undecided");
+    return err;
+}
+
+mt_err mt_geometry_verify_modulo(mt_probe_ctx *c, const mt_fit_target *t, uint64_t limit_bytes,
+                                 uint64_t sets, uint32_t ways, uint32_t *wrong, uint32_t *lists)
+{
+    partition p = {.labels = sets, .bits = mt_geometry_hash_bits(t->line, limit_bytes)};
+    uint32_t undecided;
+    *wrong = *lists = 0;
+    if (!sets || !mt_backend_supports(c->be, MT_KIND_SEQUENCE))
+        return MT_OK;
+    mt_err err = predict(c, t, &p, ways, wrong, &undecided, lists, NULL);
+    *lists -= undecided; /* only the decided ones count as predictions */
     return err;
 }
 

@@ -56,6 +56,14 @@ uint32_t mt_geometry_hash_bits(uint32_t line, uint64_t limit_bytes);
  * is a result with recovered false and why set, not an error. */
 mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out);
 
+/* The prediction check of step 4 for a modulo index (sets, ways): random
+ * lines that modulo puts in one set must conflict, lines spread over
+ * several sets within the ways must fit.  *wrong: lists decided against
+ * the prediction (any refutes modulo); *lists: lists decided (0 when the
+ * backend runs no sequences or the limits leave them open). */
+mt_err mt_geometry_verify_modulo(mt_probe_ctx *c, const mt_fit_target *t, uint64_t limit_bytes,
+                                 uint64_t sets, uint32_t ways, uint32_t *wrong, uint32_t *lists);
+
 /* "0x41 0x82 ..." : the masks as text (the l1d.index_masks finding). */
 void mt_hash_masks_text(const mt_hash_result *h, char *buf, size_t len);
 
