@@ -3,9 +3,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "e2e_truth.h"
+#include "analysis/gf2.h"
+#include "probes/geometry_hash.h"
 
 static const mt_sim_cache_spec *serving(const mt_sim_spec *s, mt_sim_lpath lp, int nth)
 {
@@ -172,6 +175,97 @@ static uint32_t shared_mask(const mt_topology *t, const char *key)
     return m;
 }
 
+/* The set index of a cache as GF(2) rows over line bits 0 .. bits-1 (a
+ * line's set = the parities of line AND each row): false when it is not
+ * linear (modulo or the sim's xor over a set count that is not a power of
+ * two).  One set (or full associativity): no rows.  rows NULL: only
+ * whether it is linear. */
+static bool linear_index(const mt_sim_cache_spec *cs, uint64_t sets, unsigned bits, uint64_t *rows,
+                         size_t *n)
+{
+    uint64_t keep = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    if (n)
+        *n = 0;
+    if (cs->fully_assoc || sets <= 1)
+        return true;
+    if (sets & (sets - 1))
+        return false;
+    if (!rows)
+        return true; /* only asked whether it is linear */
+    unsigned nb = 0;
+    while ((1ull << nb) < sets)
+        nb++;
+    for (unsigned i = 0; i < nb; i++) {
+        uint64_t r = 0;
+        if (cs->index == MT_SIM_INDEX_HASH)
+            r = cs->index_mask[i];
+        else /* modulo: bit i; xor: bit i folded with every n-th bit above */
+            for (unsigned b = i; b < 64; b += cs->index == MT_SIM_INDEX_XOR ? nb : 64)
+                r |= 1ull << b;
+        rows[(*n)++] = r & keep;
+    }
+    return true;
+}
+
+/* Geometry (probe_geometry.c, geometry_hash.c), judged when reported:
+ * ways and sets exact, or a range or lower bound holding them, or flagged; "modulo" only
+ * for an index that partitions lines as modulo does; "xor" and the masks
+ * only for a linear index whose row space (over the line bits the path
+ * reaches) equals the masks'. */
+static int geometry_ok(const mt_sim_spec *s, const mt_truth_cache *tr, const mt_device_info *dev,
+                       const mt_topology *t, char *msg, size_t cap)
+{
+    const mt_sim_cache_spec *cs = tr->cs;
+    const mt_finding *w = F(t, "l1d", "ways"), *n = F(t, "l1d", "sets");
+    const mt_finding *ix = F(t, "l1d", "index"), *mk = F(t, "l1d", "index_masks");
+    if (!cs)
+        return 0;
+    int bad = 0;
+    uint64_t lines = mt_sim_cache_size(cs, s->carveout_smem) / cs->line;
+    double ways = cs->fully_assoc ? (double)lines : cs->ways, sets = (double)lines / ways;
+    const mt_finding *count[] = {w, n};
+    const double want[] = {ways, sets};
+    for (int i = 0; i < 2; i++) {
+        const mt_finding *f = count[i];
+        bool ok = f->kind == MT_FIND_NONE || f->confidence < MT_TRUTH_TRUSTED ||
+                  (f->kind == MT_FIND_VALUE && f->value == want[i]) ||
+                  (f->kind == MT_FIND_RANGE && f->lo <= want[i] && want[i] <= f->hi) ||
+                  (f->kind == MT_FIND_LOWER_BOUND && f->lo <= want[i]);
+        if (!ok)
+            bad += complain(msg, cap, "l1d %s: want %.0f, got kind %d %g [%g, %g]\n",
+                            i ? "sets" : "ways", want[i], f->kind, f->value, f->lo, f->hi);
+    }
+    /* The line bits the recovery tests (geometry_hash.h). */
+    unsigned bits = mt_geometry_hash_bits(cs->line, dev->path_limit_bytes[MT_PATH_GLOBAL_CA]);
+    uint64_t rows[64];
+    size_t nrows;
+    bool linear = linear_index(cs, (uint64_t)sets, bits, rows, &nrows);
+    uint64_t unit[64];
+    for (size_t i = 0; i < nrows; i++)
+        unit[i] = 1ull << i;
+    bool modulo_like = cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc || sets <= 1 ||
+                       (linear && mt_gf2_same_span(rows, nrows, unit, nrows));
+    if (ix->kind == MT_FIND_TEXT && ix->confidence >= MT_TRUTH_TRUSTED &&
+        ((strcmp(ix->text, "modulo") == 0 && !modulo_like) ||
+         (strcmp(ix->text, "xor") == 0 && !linear)))
+        bad += complain(msg, cap, "l1d index: got %s\n", ix->text);
+    if (mk->kind == MT_FIND_TEXT && mk->confidence >= MT_TRUTH_TRUSTED) {
+        uint64_t got[64];
+        size_t ng = 0;
+        char *end;
+        for (const char *p = mk->text; ng < 64; p = end) {
+            uint64_t v = strtoull(p, &end, 16);
+            if (end == p)
+                break;
+            got[ng++] = v;
+        }
+        if (!linear || !mt_gf2_same_span(rows, nrows, got, ng))
+            bad += complain(msg, cap, "l1d index_masks: got %s, not the index's row space over "
+                            "line bits 0-%u\n", mk->text, bits - 1);
+    }
+    return bad;
+}
+
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
     return mt_truth_check_mode(s, t, MT_TRUTH_EXACT, msg, cap);
@@ -302,6 +396,8 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             bad += complain(msg, cap, "l1d policy: want %s..., got %s (conf %.2f)\n",
                             want ? want : "?", pn->text, pn->confidence);
     }
+    if (truth[MT_CACHE_L1D].present)
+        bad += geometry_ok(s, &truth[MT_CACHE_L1D], &dev, t, msg, cap);
     bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
     bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);

@@ -50,6 +50,10 @@ static const struct {
 } fx_other[] = {
     {"l1d", "caches_global_loads", "global loads (ld.global.ca) cached", "bool"},
     {"l1d", "replacement", "replacement policy", ""},
+    {"l1d", "ways", "ways", "count"},
+    {"l1d", "sets", "sets", "count"},
+    {"l1d", "index", "set index", ""},
+    {"l1d", "index_masks", "set-index XOR masks", ""},
     {"l2", "partition_size", "partition size (measured)", "B"},
     {"l2", "far_latency", "far-partition hit latency", "cycles"},
     {"l2", "mean_latency", "mean hit latency over partitions", "cycles"},

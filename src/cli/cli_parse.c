@@ -39,7 +39,7 @@ void mt_cli_usage(FILE *f)
     mt_probe_options_default(&all);
     if (mt_probe_plan(&all, order, &n, NULL) == MT_OK)
         for (size_t i = 0; i < n; i++)
-            if (!order[i]->always)
+            if (!order[i]->always && !order[i]->requested) /* those come with their option */
                 fprintf(f, "  %-12s %s\n", order[i]->name, order[i]->summary);
     fputs("      --carveout VALUE  also size the L1 data cache at a shared-memory carveout\n"
           "                        (opt-in probe carveout): VALUE is KiB of shared memory\n"
@@ -47,10 +47,11 @@ void mt_cli_usage(FILE *f)
           "                        preference the device rounds up to one (40%), or 'all':\n"
           "                        every carveout it lists, and the line the sizes follow\n"
           "                        (slope, and offset = the unified L1/shared array)\n"
-          "      --geometry        also measure the L1 data cache's ways, sets and set index\n"
-          "                        (opt-in probe geometry: chains at strides of 2^j and\n"
-          "                        2^j + 1 lines), and its replacement policy by name\n"
-          "                        (opt-in probe policy: sequences within single sets)\n"
+          "      --geometry        with --only: also measure the L1 data cache's ways, sets\n"
+          "                        and set index (probe geometry, part of the default run:\n"
+          "                        stride chains, eviction sets, XOR masks of a hash) and\n"
+          "                        its replacement policy by name (probe policy: sequences\n"
+          "                        within single sets)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"

@@ -117,8 +117,9 @@ typedef struct mt_probe_options {
     uint32_t carveout_smem[MT_PROBE_MAX_CARVEOUTS];
     int n_carveouts;
     bool carveout_sweep;
-    /* --geometry: run the opt-in geometry probe (probe_geometry.c: L1 data
-     * ways, sets and set index). */
+    /* --geometry: run the geometry probe (probe_geometry.c: L1 data ways,
+     * sets and set index) even when --only leaves it out; the default run
+     * has it anyway. */
     bool geometry;
 } mt_probe_options;
 

@@ -1,5 +1,7 @@
 /* L1 data cache geometry: ways, sets and whether the set index is the line
- * address modulo the sets (issue 8, part 1).  Opt-in (--geometry).
+ * address modulo the sets (issue 8, part 1), and for an index that is not,
+ * the XOR hash (geometry_hash.c).  Runs by default; with --only, when
+ * --geometry asks for it.
  *
  * Stride conflict test.  N = size / line lines.  A chain of m elements k
  * lines apart FITS when every set receives at most W of them; its CAPACITY
@@ -10,7 +12,7 @@
  * element was resident at once (nothing was filled during the lap), so a
  * chain that does not fit misses at least once per lap; one that fits
  * stops missing once it is loaded.  So the search needs no miss rate: only
- * "at least one miss in every lap" (GEOMETRY_ALPHA, below), which holds for
+ * "at least one miss in every lap" (GEOMETRY_ALPHA, geometry_fit.h), which holds for
  * LRU, FIFO, tree pseudo-LRU and random alike.
  *
  * With modulo indexing over S sets, a stride of k lines reaches S/gcd(S,k)
@@ -34,21 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry_fit.h"
+#include "geometry_hash.h"
 #include "probe_internal.h"
 
-/* A chain does not fit when EVERY timed lap (every window of m consecutive
- * loads) has a miss: certain for a chain that does not fit (pigeonhole,
- * above), and for one that fits only when timer outliers land in every
- * lap, with chance q^L (q = 1 - (1 - p0)^m, p0 the outlier rate per load
- * of a reference chain that fits).  The laps are chosen so that this
- * chance is below GEOMETRY_ALPHA; where even GEOMETRY_MAX_LAPS cannot make
- * it so (a noisy timer, a long chain), the stride's search stops there and
- * its capacity is left unbracketed (no confident wrong value).  A search
- * makes about 250 decisions: 1e-5 keeps a false one below 1 in 400 runs. */
-#define GEOMETRY_ALPHA 1e-5
-#define GEOMETRY_MAX_LAPS 32u
-/* Warm-up laps before timing: one lap loads a fitting chain whole. */
-#define GEOMETRY_WARMUP_LAPS 2u
+/* The fits decision (laps, GEOMETRY_ALPHA) is geometry_fit.h's. */
 /* Runs of the outlier reference (each max_fine_loads loads of a chain of
  * half the cache's lines, one line apart: it fits in any sane index):
  * 4 x 8192 loads resolve outlier rates down to about 1e-4. */
@@ -70,17 +62,6 @@ typedef struct {
     uint32_t laps_per_run;
 } stride_search;
 
-/* The laps a decision at m elements needs (0: more than GEOMETRY_MAX_LAPS). */
-static uint32_t laps_needed(double p0, uint64_t m)
-{
-    double q = 1 - pow(1 - p0, (double)m);
-    double chance = 1;
-    for (uint32_t laps = 1; laps <= GEOMETRY_MAX_LAPS; laps++)
-        if ((chance *= q) < GEOMETRY_ALPHA)
-            return laps;
-    return 0;
-}
-
 /* The next element count to test (doubling until a chain does not fit,
  * then bisection) and the runs it takes; 0 when bracketed or nothing more
  * can be decided (laps, footprint limit). */
@@ -95,33 +76,13 @@ static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max
     if (m <= s->lo || (s->hi && m >= s->hi) || m * s->k * line > limit ||
         s->k * line > UINT32_MAX) /* a chain's stride is 32 bits */
         return 0;
-    uint32_t laps = laps_needed(p0, m);
+    uint32_t laps = mt_geometry_laps_needed(p0, m);
     uint64_t per_run = c->dev.max_fine_loads / m;
     if (!laps || !per_run)
         return 0;
     s->laps_per_run = (uint32_t)(per_run < laps ? per_run : laps);
     s->runs = (laps + s->laps_per_run - 1) / s->laps_per_run;
     return m;
-}
-
-/* Whole laps of one run whose m loads include a miss; adds them to
- * *missed and the laps to *laps. */
-static mt_err count_laps(mt_probe_ctx *c, const mt_result *r, uint64_t m, double thr,
-                         size_t *missed, size_t *laps)
-{
-    size_t n;
-    double *x = mt_fine_samples(c, r, 0, &n);
-    if (!x)
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
-    for (size_t lap = 0; (lap + 1) * m <= n; lap++) {
-        bool miss = false;
-        for (size_t i = lap * m; i < (lap + 1) * m && !miss; i++)
-            miss = x[i] > thr;
-        *missed += miss;
-        (*laps)++;
-    }
-    free(x);
-    return MT_OK;
 }
 
 /* Runs one round: the runs of every stride still searching, one batch. */
@@ -155,7 +116,7 @@ static mt_err run_round(mt_probe_ctx *c, stride_search *s, size_t n, uint32_t li
             continue;
         size_t missed = 0, laps = 0;
         for (uint32_t k = 0; k < s[i].runs && err == MT_OK; k++)
-            err = count_laps(c, &r[used++], s[i].probe, thr, &missed, &laps);
+            err = mt_geometry_count_laps(c, &r[used++], s[i].probe, thr, &missed, &laps);
         if (laps && missed == laps)
             s[i].hi = s[i].probe;
         else
@@ -246,6 +207,81 @@ static uint64_t plateau_stride(const stride_search *s, size_t n)
     return last * start;
 }
 
+/* An index that is not modulo: the XOR hash recovery (geometry_hash.c),
+ * started from the bracketed stride with the fewest elements (the cheapest
+ * group tests).  hash->why says why not, when it was not recovered. */
+static mt_err hash_index(mt_probe_ctx *c, const stride_search *s, size_t n, uint32_t line,
+                         uint64_t limit, double p0, const mt_finding *size, mt_hash_result *hash)
+{
+    const stride_search *start = NULL;
+    uint64_t reach = 1ull << mt_geometry_hash_bits(line, limit); /* lines tested */
+    for (size_t i = 0; i < n; i++)
+        if (s[i].hi == s[i].lo + 1 && s[i].lo * s[i].k < reach && (!start || s[i].lo < start->lo))
+            start = &s[i];
+    if (!start) {
+        snprintf(hash->why, sizeof hash->why, "no stride's capacity was bracketed within the "
+                 "%llu lines tested", (unsigned long long)reach);
+        return MT_OK;
+    }
+    mt_hash_request q = {
+        .target = {.path = MT_PATH_GLOBAL_CA, .line = line,
+                   .thr = c->cs[MT_CACHE_L1D].hit_threshold, .p0 = p0},
+        .limit_bytes = limit, .stride = start->k, .cap = start->lo,
+        .size_low = size->kind == MT_FIND_RANGE ? size->lo : size->value};
+    if (!mt_backend_supports(c->be, MT_KIND_SEQUENCE)) {
+        snprintf(hash->why, sizeof hash->why, "the backend runs no access sequences");
+        return MT_OK;
+    }
+    mt_progress(c, "L1 geometry: set-index hash from %llu lines %llu apart",
+                (unsigned long long)start->lo + 1, (unsigned long long)start->k);
+    return mt_geometry_hash(c, &q, hash);
+}
+
+/* Exact ways and sets and the masks of a recovered XOR index. */
+static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t line, double conf,
+                          const mt_finding *size, mt_finding *fw, mt_finding *fs, mt_finding *fi,
+                          mt_finding *fm)
+{
+    const char *m = "eviction set and XOR hash recovery";
+    uint64_t sets = 1ull << h->rank;
+    mt_note_threshold(c, "GEOMETRY_HASH_SPAN_BYTES", GEOMETRY_HASH_SPAN_BYTES,
+                      "geometry: line bits tested for the XOR hash lie below this many bytes");
+    mt_note_threshold(c, "GEOMETRY_HASH_VERIFY_LISTS", GEOMETRY_HASH_VERIFY_LISTS,
+                      "geometry: random lists of each kind (must conflict, must fit) that "
+                      "verify recovered XOR masks by prediction");
+    *fw = mt_find_value((double)h->ways, "count", MT_SRC_MEASURED, m, conf,
+                        "%u lines of one set overflow it and any %u of them fit (found by group "
+                        "testing); %zu experiments in all", h->ways + 1, h->ways, h->experiments);
+    *fs = mt_find_value((double)sets, "count", MT_SRC_MEASURED, m, conf,
+                        "the set index has %u independent bits over line-address bits 0-%u",
+                        h->rank, h->bits_tested - 1);
+    *fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
+                        "XOR of line-address bits (l1d.index_masks); %u random predictions held",
+                        h->predictions);
+    fi->kind = MT_FIND_TEXT;
+    snprintf(fi->text, sizeof fi->text, h->rank ? "xor" : "modulo");
+    *fm = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
+                        "set bit k = parity(line AND mask k), line = address / %u B; line bits "
+                        "0-%u tested (higher: not tested); reduced row echelon form (set "
+                        "labels are arbitrary: the row space is what is measured)", line,
+                        h->bits_tested - 1);
+    fm->kind = MT_FIND_TEXT;
+    char text[sizeof fm->text + 64];
+    mt_hash_masks_text(h, text, sizeof text);
+    if (strlen(text) >= sizeof fm->text) {
+        fm->kind = MT_FIND_NONE;
+        mt_finding_append_note(fm, "%u masks do not fit the report's text", h->rank);
+    } else {
+        snprintf(fm->text, sizeof fm->text, "%s", text);
+    }
+    double geo = (double)(sets * h->ways * line);
+    if (size->kind == MT_FIND_VALUE ? geo != size->value : geo < size->lo || geo > size->hi)
+        mt_finding_append_note(fs, "sets x ways x line = %.0f B, but the l1d size (first misses "
+                               "of a sector-stride chain) is %.0f-%.0f B", geo,
+                               size->kind == MT_FIND_VALUE ? size->value : size->lo,
+                               size->kind == MT_FIND_VALUE ? size->value : size->hi);
+}
+
 static mt_err run_geometry(mt_probe_ctx *c)
 {
     const mt_finding *size = mt_get(c, "l1d", "size"), *line_f = mt_get(c, "l1d", "line");
@@ -318,7 +354,20 @@ static mt_err run_geometry(mt_probe_ctx *c)
     uint64_t sets = modulo ? whole / ways : 0;
     for (size_t i = 0; i < n && modulo; i++)
         modulo = s[i].lo == ways * sets / gcd_u64(sets, s[i].k);
-    mt_finding fw, fs, fi;
+    /* The strides agree with modulo; random lines must agree too (a hash
+     * of bits the strides barely touch passes the strides alone). */
+    mt_fit_target target = {.path = MT_PATH_GLOBAL_CA, .line = line,
+                            .thr = c->cs[MT_CACHE_L1D].hit_threshold, .p0 = p0};
+    uint32_t refuted = 0, predicted = 0;
+    if (modulo && (err = mt_geometry_verify_modulo(c, &target, limit, sets, (uint32_t)ways,
+                                                   &refuted, &predicted)) != MT_OK)
+        return err;
+    modulo = modulo && !refuted;
+    mt_finding fw, fs, fi, fm;
+    bool masks = false;
+    mt_hash_result hash = {0};
+    if (!modulo && (err = hash_index(c, s, n, line, limit, p0, size, &hash)) != MT_OK)
+        return err;
     if (modulo) {
         /* The size only bounds the search: the line's confidence is the
          * one the strides inherit. */
@@ -332,7 +381,8 @@ static mt_err run_geometry(mt_probe_ctx *c)
                            "capacity is ways x sets / gcd(sets, stride)",
                            (unsigned long long)whole, (unsigned long long)ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
-                           "all %zu strides held ways x sets / gcd(sets, stride) elements", n);
+                           "all %zu strides held ways x sets / gcd(sets, stride) elements; %u "
+                           "random predictions held", n, predicted);
         fi.kind = MT_FIND_TEXT;
         snprintf(fi.text, sizeof fi.text, "modulo");
         /* The cross-check: sets x ways x line against the capacity search's
@@ -343,6 +393,9 @@ static mt_err run_geometry(mt_probe_ctx *c)
                                    "misses of a sector-stride chain) is %.0f-%.0f B", geo,
                                    size->kind == MT_FIND_VALUE ? size->value : size->lo,
                                    size->kind == MT_FIND_VALUE ? size->value : size->hi);
+    } else if (hash.recovered) {
+        hash_findings(c, &hash, line, line_f->confidence, size, &fw, &fs, &fi, &fm);
+        masks = hash.rank > 0; /* one set: fully associative, modulo 1, no masks */
     } else {
         /* Any W elements fit in any index, so W <= every capacity; the
          * sets are the lines over the ways, with the size's low end. */
@@ -356,37 +409,59 @@ static mt_err run_geometry(mt_probe_ctx *c)
         fw = mt_find_range(1, (double)max_ways, "count", m, GEOMETRY_RANGE_CONF,
                            "capacities (stride:elements, + = lower bound) %s do not follow "
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
-        fs = mt_find_range((double)((n_low + max_ways - 1) / max_ways), (double)n_lines, "count",
-                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over at most %llu ways",
-                           (unsigned long long)n_low, (unsigned long long)n_lines,
+        if (hash.ways) {
+            /* The eviction set needs no linear index: W is exact even
+             * where the masks could not be recovered or verified.  (The
+             * sets keep the capacities' bound: the size they divide is
+             * itself only within its tolerance.) */
+            fw = mt_find_value((double)hash.ways, "count", MT_SRC_MEASURED,
+                               "eviction set (group testing)", line_f->confidence,
+                               "%u lines of one set overflow it and any %u of them fit; "
+                               "capacities %s", hash.ways + 1, hash.ways, caps);
+        }
+        /* A lower bound only: a hashed cache can lose lines before it is
+         * full, so its first misses (the size) may undercount its lines. */
+        fs = mt_find_bound((double)((n_low + max_ways - 1) / max_ways), "count", m,
+                           GEOMETRY_RANGE_CONF, "at least %llu lines (the size's low end) over at "
+                           "most %llu ways", (unsigned long long)n_low,
                            (unsigned long long)max_ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
         snprintf(fi.text, sizeof fi.text, "not modulo (hashed or unbracketed)");
+        if (refuted)
+            mt_finding_append_note(&fi, "the strides fit modulo, but %u random lists did not",
+                                   refuted);
+        if (hash.why[0])
+            mt_finding_append_note(&fi, "XOR hash not recovered: %s", hash.why);
     }
     mt_set(c, "l1d", "ways", &fw);
     mt_set(c, "l1d", "sets", &fs);
     mt_set(c, "l1d", "index", &fi);
+    if (masks)
+        mt_set(c, "l1d", "index_masks", &fm);
     return MT_OK;
 }
 
+/* Part of the default run (its cost on the H100 is a small share of the
+ * report's: docs/method.md); with --only, only when --geometry asks. */
 static bool geometry_requested(const mt_probe_options *o)
 {
-    return o->geometry;
+    return o->geometry || !o->only_set;
 }
 
 static const mt_finding_decl geometry_provides[] = {
     {"l1d.ways", "ways"},
     {"l1d.sets", "sets"},
     {"l1d.index", "set index"},
+    {"l1d.index_masks", "set-index XOR masks"},
     {NULL},
 };
 static const char *const geometry_requires[] = {"l1d.size", "l1d.line", NULL};
 const mt_probe_desc mt_probe_geometry = {
     .name = "geometry",
-    .summary = "L1 data ways, sets and set index (modulo or not) from chains at strides of "
-               "2^j and 2^j + 1 lines",
+    .summary = "L1 data ways, sets and set index (modulo, or the XOR masks of a hash) from "
+               "chains at strides of 2^j and 2^j + 1 lines and eviction sets",
     .rank = 95, .provides = geometry_provides, .requires = geometry_requires,
     .run = run_geometry, .requested = geometry_requested,
 };

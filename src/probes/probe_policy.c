@@ -1,5 +1,5 @@
 /* L1 data replacement policy by name, from access sequences within single
- * sets (issue 8, part 3).  Opt-in with --geometry: it needs the geometry
+ * sets (issue 8, part 3).  In the default run (with --only: with --geometry): it needs the geometry
  * probe's ways W and sets S under a modulo index, where lines k * S apart
  * share a set.  (The whole-cache class of probe_replacement.c, in the
  * default report, needs neither.)
@@ -276,9 +276,12 @@ static mt_err run_policy(mt_probe_ctx *c)
     return MT_OK;
 }
 
+/* Part of the default run like the geometry it stands on (it issues no
+ * experiment where the geometry is not modulo); with --only, when
+ * --geometry asks. */
 static bool policy_requested(const mt_probe_options *o)
 {
-    return o->geometry;
+    return o->geometry || !o->only_set;
 }
 
 static const mt_finding_decl policy_provides[] = {

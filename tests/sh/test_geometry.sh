@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The geometry probe (--geometry) from the command line and through a
-# recording: the JSON validates and holds ways, sets and index; the replay
-# gives the same findings; without --geometry the probe does not run.
+# The geometry probe from the command line and through a recording: the
+# JSON validates and holds ways, sets and index (and for an XOR hash its
+# masks); the replay gives the same findings; with --only and without
+# --geometry the probe does not run.
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 gs="$root/tests/specs-geometry/fifo-48x6.spec"
@@ -24,5 +25,21 @@ check "replayed geometry run exits 0" rc_is 0
 check "replayed: the same findings" diff <($PY "$root/tests/findings_digest.py" "$tmp/a.json") \
   <($PY "$root/tests/findings_digest.py" "$tmp/b.json")
 run_mt --sim "$gs" --only l1d --quiet --json "$tmp/c.json"
-check "without --geometry: no geometry findings" sh -c "! grep -q '\"ways\"' '$tmp/c.json'"
+check "--only l1d without --geometry: no geometry findings" sh -c "! grep -q '\"ways\"' '$tmp/c.json'"
+hs="$root/tests/specs-geometry/lru-hash-64x4.spec"
+run_mt --sim "$hs" --json "$tmp/h.json" --csv "$tmp/h.csv"
+check "default run on a hashed L1 exits 0" rc_is 0
+check "its JSON validates against the schema" \
+  $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$tmp/h.json"
+check "default run: 4 ways, 64 sets, xor, the spec's masks (text, JSON, CSV)" $PY - "$tmp/h.json" "$tmp/out" "$tmp/h.csv" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+l1 = [o for o in r["objects"] if o["key"] == "l1d"][0]["findings"]
+assert l1["ways"]["value"] == 4 and l1["sets"]["value"] == 64, (l1["ways"], l1["sets"])
+assert l1["index"]["text"] == "xor", l1["index"]
+masks = "0x41 0x82 0x104 0x208 0x410 0x820"
+assert l1["index_masks"]["kind"] == "text" and l1["index_masks"]["text"] == masks, l1["index_masks"]
+assert masks in open(sys.argv[2]).read() and masks in open(sys.argv[3]).read()
+assert "GEOMETRY_HASH_VERIFY_LISTS" in [t["name"] for t in r["thresholds"]]
+PY
 finish
