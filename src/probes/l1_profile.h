@@ -28,6 +28,11 @@ typedef struct {
     uint32_t runs;   /* experiments per footprint */
 } mt_l1_profile_plan;
 
+/* The first footprint the profile starts from: the measured size (a value,
+ * or the low end of a range: the profile then shows where misses start
+ * too); 0 when there is none (a bound, not measured). */
+uint64_t mt_l1_profile_base(const mt_finding *size);
+
 /* The footprints for a cache of `size` bytes in `line`-byte lines on c's
  * device; false (why says so, one line) when there is nothing to profile
  * (fewer than two footprints fit the path, or one lap of the first does

@@ -72,6 +72,12 @@ static uint32_t odd_at_least_one(uint64_t lines)
     return (uint32_t)(lines % 2 ? lines : lines + 1);
 }
 
+uint64_t mt_l1_profile_base(const mt_finding *size)
+{
+    double v = size->kind == MT_FIND_VALUE ? size->value : size->kind == MT_FIND_RANGE ? size->lo : 0;
+    return v >= 1 ? (uint64_t)v : 0;
+}
+
 bool mt_l1_profile_plan_make(const mt_probe_ctx *c, uint64_t size, uint32_t line,
                              mt_l1_profile_plan *p, char *why, size_t whylen)
 {
@@ -326,15 +332,15 @@ static mt_err l1_profile(mt_probe_ctx *c)
 {
     const mt_finding *size = mt_get(c, "l1d", "size"), *line = mt_get(c, "l1d", "line");
     const mt_cache_state *s = &c->cs[MT_CACHE_L1D];
-    if (size->kind != MT_FIND_VALUE || line->kind != MT_FIND_VALUE || !s->hit_known ||
-        line->value < 1) {
+    uint64_t base = mt_l1_profile_base(size);
+    if (base == 0 || line->kind != MT_FIND_VALUE || !s->hit_known || line->value < 1) {
         set_none(c, "not tested: no measured size and line of the L1 data cache");
         return MT_OK;
     }
     note_thresholds(c);
     mt_l1_profile_plan p;
     char why[160];
-    if (!mt_l1_profile_plan_make(c, (uint64_t)size->value, (uint32_t)line->value, &p, why,
+    if (!mt_l1_profile_plan_make(c, base, (uint32_t)line->value, &p, why,
                                  sizeof why)) {
         set_none(c, why);
         return MT_OK;
