@@ -346,11 +346,11 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
     bool gr_claim = gr->kind == MT_FIND_VALUE && !flagged(gr, NAN);
     if (!th_claim && !pr_claim && !gr_claim)
         return 0;
-    if (!l1->present || size->kind != MT_FIND_VALUE || line->kind != MT_FIND_VALUE)
+    if (!l1->present || mt_l1_profile_base(size) == 0 || line->kind != MT_FIND_VALUE)
         return complain(msg, cap, "l1d profile: findings without a measured L1 size and line\n");
     profile_truth pt;
     char why[200];
-    if (!profile_truth_run(s, l1->latency, (uint64_t)size->value, (uint32_t)line->value, &pt, why,
+    if (!profile_truth_run(s, l1->latency, mt_l1_profile_base(size), (uint32_t)line->value, &pt, why,
                            sizeof why))
         return complain(msg, cap, "l1d profile: findings, but the plan says %s\n", why);
     int bad = 0;
