@@ -367,7 +367,8 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
         bad += profile_text_ok(&pt, pr->text, msg, cap);
     if (gr_claim) {
         mt_granule g;
-        mt_miss_granule(pt.maps, pt.plan.n, PROFILE_GRANULE_MAX_LINES, &g);
+        mt_miss_granule(pt.maps, pt.plan.n, PROFILE_GRANULE_MAX_LINES, PROFILE_GRANULE_MIN_SHARE,
+                        &g);
         double want = (double)g.group * line->value;
         if (g.partial == 0)
             bad += complain(msg, cap, "l1d miss_granule: %.0f B, but no footprint of the noise-free "

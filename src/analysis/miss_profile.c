@@ -82,14 +82,14 @@ static bool is_partial(const mt_miss_map *m, double *share)
     return n_miss > 0 && n_miss < m->lines;
 }
 
-/* Over the partial footprints: mixed and all-missed groups of g lines, and
- * log10 of the chance of no mixed group under independent per-line misses
- * (a missed line's g - 1 group-mates all miss with probability
- * share^(g - 1), each footprint at its own share). */
-static void tally(const mt_miss_map *maps, size_t n, uint32_t g, size_t *mixed, size_t *missed,
+/* Over the partial footprints: how many split no group of g lines, the
+ * groups missed at those, and log10 of the chance of that under independent
+ * per-line misses (a missed line's g - 1 group-mates all miss with
+ * probability share^(g - 1), each footprint at its own share). */
+static void tally(const mt_miss_map *maps, size_t n, uint32_t g, size_t *whole, size_t *missed,
                   double *log10_chance)
 {
-    *mixed = *missed = 0;
+    *whole = *missed = 0;
     *log10_chance = 0;
     double share;
     for (size_t f = 0; f < n; f++) {
@@ -97,13 +97,16 @@ static void tally(const mt_miss_map *maps, size_t n, uint32_t g, size_t *mixed, 
             continue;
         size_t mx = 0, ms = 0;
         count_groups(&maps[f], g, &mx, &ms);
-        *mixed += mx;
+        if (mx > 0)
+            continue;
+        (*whole)++;
         *missed += ms;
         *log10_chance += (double)ms * (double)(g - 1) * log10(share);
     }
 }
 
-void mt_miss_granule(const mt_miss_map *maps, size_t n, uint32_t max_lines, mt_granule *out)
+void mt_miss_granule(const mt_miss_map *maps, size_t n, uint32_t max_lines, double min_share,
+                     mt_granule *out)
 {
     *out = (mt_granule){.group = 1};
     double share;
@@ -111,18 +114,18 @@ void mt_miss_granule(const mt_miss_map *maps, size_t n, uint32_t max_lines, mt_g
         out->partial += is_partial(&maps[f], &share);
     if (out->partial == 0)
         return;
-    size_t mixed;
-    /* A group of one line is never mixed: g = 1 always holds. */
-    tally(maps, n, 1, &mixed, &out->miss_groups, &out->log10_chance);
+    /* A group of one line is never split: g = 1 always holds. */
+    tally(maps, n, 1, &out->whole, &out->miss_groups, &out->log10_chance);
     while (2 * out->group <= max_lines) {
-        size_t missed;
+        size_t whole, missed;
         double chance;
-        tally(maps, n, 2 * out->group, &mixed, &missed, &chance);
-        if (mixed > 0) {
-            out->mixed_next = mixed;
+        tally(maps, n, 2 * out->group, &whole, &missed, &chance);
+        if ((double)whole < min_share * (double)out->partial) {
+            out->split_next = out->partial - whole;
             return;
         }
         out->group *= 2;
+        out->whole = whole;
         out->miss_groups = missed;
         out->log10_chance = chance;
     }

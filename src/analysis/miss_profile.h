@@ -39,21 +39,25 @@ typedef struct {
 } mt_miss_map;
 
 typedef struct {
-    uint32_t group;       /* largest power-of-two group (lines) that no footprint mixes */
+    uint32_t group;       /* largest power-of-two group (lines) the misses come in */
     size_t partial;       /* footprints with some but not all lines missed */
-    size_t miss_groups;   /* groups of `group` lines with misses, over those footprints */
-    size_t mixed_next;    /* mixed groups of 2 x group lines (why it is not larger) */
+    size_t whole;         /* of those, footprints whose misses are whole groups of `group` */
+    size_t miss_groups;   /* groups of `group` lines missed at those footprints */
+    size_t split_next;    /* partial footprints that split groups of 2 x group lines */
     /* log10 of the chance that independent per-line misses (each footprint
      * at its own miss share) put every missed line's group-mates among the
-     * misses too; 0 for group == 1 (nothing to explain). */
+     * misses too, over the `whole` footprints; 0 for group == 1. */
     double log10_chance;
 } mt_granule;
 
-/* The largest power of two g <= max_lines such that, at every footprint with
- * some but not all lines missed, every aligned group of g lines (lines
- * [i g, (i + 1) g) from the chain's start; a last, shorter group too) is
- * all missed or all hit: the granule misses come in.  g = 1 when there is
- * no partial footprint (out->partial == 0 then says there is no evidence). */
-void mt_miss_granule(const mt_miss_map *maps, size_t n, uint32_t max_lines, mt_granule *out);
+/* The largest power of two g <= max_lines such that at no fewer than
+ * min_share of the footprints with some but not all lines missed, every
+ * aligned group of g lines (lines [i g, (i + 1) g) from the chain's start;
+ * a last, shorter group too) is all missed or all hit: the granule misses
+ * come in.  A share, not every footprint: on the H100 a few footprints of
+ * the rise also lose single lines.  g = 1 when there is no partial
+ * footprint (out->partial == 0 then says there is no evidence). */
+void mt_miss_granule(const mt_miss_map *maps, size_t n, uint32_t max_lines, double min_share,
+                     mt_granule *out);
 
 #endif

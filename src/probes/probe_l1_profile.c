@@ -58,6 +58,11 @@
 #define PROFILE_FLAT_SPREAD 0.03
 #define PROFILE_FLAT_SLOPE 0.005
 #define PROFILE_FLAT_POINTS 4u
+/* A granule larger than a line needs at least this many footprints whose
+ * misses are whole groups: with a modulo index and an odd step, runs of
+ * overflowing sets end mid-pair at every other footprint, so four
+ * footprints always show it. */
+#define PROFILE_GRANULE_MIN_FOOTPRINTS 4u
 /* A granule larger than a line needs the chance that independent per-line
  * misses show it below this (log10: -3); above it, it is flagged. */
 #define PROFILE_GRANULE_ALPHA 1e-3
@@ -227,6 +232,10 @@ static void note_thresholds(mt_probe_ctx *c)
                       "l1d profile: ... over at least this share of the size");
     mt_note_threshold(c, "PROFILE_GRANULE_MAX_LINES", PROFILE_GRANULE_MAX_LINES,
                       "l1d profile: largest group of lines the granule test tries");
+    mt_note_threshold(c, "PROFILE_GRANULE_MIN_SHARE", PROFILE_GRANULE_MIN_SHARE,
+                      "l1d profile: share of footprints with misses whose misses are whole groups");
+    mt_note_threshold(c, "PROFILE_GRANULE_MIN_FOOTPRINTS", PROFILE_GRANULE_MIN_FOOTPRINTS,
+                      "l1d profile: fewest such footprints for a confident group > 1 line");
     mt_note_threshold(c, "PROFILE_GRANULE_ALPHA", PROFILE_GRANULE_ALPHA,
                       "l1d profile: a granule > 1 line needs its chance under per-line misses below");
 }
@@ -244,7 +253,7 @@ static void set_none(mt_probe_ctx *c, const char *why)
 static void set_granule(mt_probe_ctx *c, const mt_l1_profile_plan *p, const mt_miss_map *maps)
 {
     mt_granule g;
-    mt_miss_granule(maps, p->n, PROFILE_GRANULE_MAX_LINES, &g);
+    mt_miss_granule(maps, p->n, PROFILE_GRANULE_MAX_LINES, PROFILE_GRANULE_MIN_SHARE, &g);
     mt_finding f;
     if (g.partial == 0) {
         f = mt_find_value(0, "B", MT_SRC_MEASURED, "pchase-fine profile", 0,
@@ -252,18 +261,20 @@ static void set_granule(mt_probe_ctx *c, const mt_l1_profile_plan *p, const mt_m
         f.kind = MT_FIND_NONE;
     } else if (g.group == 1) {
         f = mt_find_value(p->line, "B", MT_SRC_MEASURED, "pchase-fine profile", PROFILE_CONF,
-                          "single lines: %zu aligned pairs of lines half missed over %zu "
-                          "footprints with some lines missing", g.mixed_next, g.partial);
+                          "single lines: %zu of %zu footprints with some lines missing split "
+                          "aligned pairs of lines (groups need %.0f%% whole)", g.split_next,
+                          g.partial, 100 * PROFILE_GRANULE_MIN_SHARE);
     } else {
         double chance = pow(10, g.log10_chance);
         f = mt_find_value((double)g.group * p->line, "B", MT_SRC_MEASURED, "pchase-fine profile",
-                          PROFILE_CONF, "misses in aligned groups of %u lines: %zu groups missed "
-                          "whole over %zu footprints, none in part (independent line misses: "
-                          "p=%.2g, alpha %g)%s", g.group, g.miss_groups, g.partial, chance,
-                          PROFILE_GRANULE_ALPHA,
-                          g.mixed_next ? "" : "; the largest group tried");
-        if (!(chance < PROFILE_GRANULE_ALPHA))
-            mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "too few missed groups to rule out chance");
+                          PROFILE_CONF, "misses in whole aligned groups of %u lines at %zu of %zu "
+                          "footprints with some lines missing (%zu groups; independent line "
+                          "misses: p=%.2g, alpha %g)%s", g.group, g.whole, g.partial,
+                          g.miss_groups, chance, PROFILE_GRANULE_ALPHA,
+                          g.split_next ? "" : "; the largest group tried");
+        if (!(chance < PROFILE_GRANULE_ALPHA) || g.whole < PROFILE_GRANULE_MIN_FOOTPRINTS)
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "too few missed groups or footprints to "
+                             "rule out chance");
     }
     mt_set(c, "l1d", "miss_granule", &f);
 }
