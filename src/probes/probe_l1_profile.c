@@ -220,6 +220,10 @@ static void note_thresholds(mt_probe_ctx *c)
                       "l1d profile: steps per size (step = size / this, an odd number of lines)");
     mt_note_threshold(c, "PROFILE_RUNS", PROFILE_RUNS,
                       "l1d profile: runs per footprint (a line misses if it missed in all)");
+    mt_note_threshold(c, "PROFILE_WARM_LAPS", PROFILE_WARM_LAPS,
+                      "l1d profile: warm-up laps before the timed ones");
+    mt_note_threshold(c, "PROFILE_MIN_TIMED", PROFILE_MIN_TIMED,
+                      "l1d profile: fewest timed loads per run (whole laps)");
     mt_note_threshold(c, "PROFILE_THRASH_SHARE", PROFILE_THRASH_SHARE,
                       "l1d profile: at least this miss share is the full thrash");
     mt_note_threshold(c, "PROFILE_FLAT_SPREAD", PROFILE_FLAT_SPREAD,
