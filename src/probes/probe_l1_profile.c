@@ -61,7 +61,8 @@
 /* A granule larger than a line needs at least this many footprints whose
  * misses are whole groups: with a modulo index and an odd step, runs of
  * overflowing sets end mid-pair at every other footprint, so four
- * footprints always show it. */
+ * footprints always show it.  Single lines need as many footprints with
+ * misses (else the finding is flagged). */
 #define PROFILE_GRANULE_MIN_FOOTPRINTS 4u
 /* A granule larger than a line needs the chance that independent per-line
  * misses show it below this (log10: -3); above it, it is flagged. */
@@ -268,6 +269,10 @@ static void set_granule(mt_probe_ctx *c, const mt_l1_profile_plan *p, const mt_m
                           "single lines: %zu of %zu footprints with some lines missing split "
                           "aligned pairs of lines (groups need %.0f%% whole)", g.split_next,
                           g.partial, 100 * PROFILE_GRANULE_MIN_SHARE);
+        /* A line or two missing in every lap of a random policy's runs at
+         * one footprint says little about how the cache evicts. */
+        if (g.partial < PROFILE_GRANULE_MIN_FOOTPRINTS)
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "too few footprints with misses");
     } else {
         double chance = pow(10, g.log10_chance);
         f = mt_find_value((double)g.group * p->line, "B", MT_SRC_MEASURED, "pchase-fine profile",
