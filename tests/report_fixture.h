@@ -50,6 +50,9 @@ static const struct {
 } fx_other[] = {
     {"l1d", "caches_global_loads", "global loads (ld.global.ca) cached", "bool"},
     {"l1d", "replacement", "replacement policy", ""},
+    {"l1d", "thrash_footprint", "full-thrash footprint", "B"},
+    {"l1d", "miss_profile", "misses above the size", ""},
+    {"l1d", "miss_granule", "misses come in groups of", "B"},
     {"l2", "partition_size", "partition size (measured)", "B"},
     {"l2", "far_latency", "far-partition hit latency", "cycles"},
     {"l2", "mean_latency", "mean hit latency over partitions", "cycles"},
