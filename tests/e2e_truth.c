@@ -9,6 +9,9 @@
 #include "e2e_truth.h"
 #include "analysis/gf2.h"
 #include "probes/geometry_hash.h"
+#include "analysis/miss_profile.h"
+#include "probes/l1_profile.h"
+#include "sim/sim.h"
 
 static const mt_sim_cache_spec *serving(const mt_sim_spec *s, mt_sim_lpath lp, int nth)
 {
@@ -266,6 +269,215 @@ static int geometry_ok(const mt_sim_spec *s, const mt_truth_cache *tr, const mt_
     return bad;
 }
 
+/* ---- The L1 miss profile (probe_l1_profile.c) ----
+ * The truth of a miss share at a footprint is what a noise-free simulation
+ * of the same chains gives: the spec without noise, timer spikes, tenant or
+ * test hooks, the probe's own plan (from the size and line it reported) and
+ * tally, and a load missed when it took more than the L1's hit latency.  A
+ * stated share is right within PROFILE_TRUTH_TOL: a plateau's shares span
+ * up to 0.03, spikes add up to 0.01 (the spec limit), and a random policy
+ * draws anew (3 sd of a share of 3 x 1024 loads: 0.027). */
+#define PROFILE_TRUTH_TOL 0.07
+
+typedef struct {
+    mt_l1_profile_plan plan;
+    double *share;
+    mt_miss_map *maps;
+    uint8_t *bits;
+} profile_truth;
+
+static void profile_truth_free(profile_truth *pt)
+{
+    free(pt->share);
+    free(pt->maps);
+    free(pt->bits);
+}
+
+/* Runs the plan on the noise-free spec; 0 when it cannot (*why says why). */
+static int profile_truth_run(const mt_sim_spec *s, double hit_latency, uint64_t size,
+                             uint32_t line, profile_truth *pt, char *why, size_t whylen)
+{
+    mt_sim_spec q = *s;
+    for (int i = 0; i < q.n_caches; i++)
+        q.cache[i].noise = 0;
+    q.dram.noise = q.shared.noise = 0;
+    q.outlier_rate = 0;
+    q.tenant.present = 0;
+    q.fail_after_batches = q.signal_after_batches = 0;
+    memset(pt, 0, sizeof *pt);
+    mt_errinfo ei = {{0}};
+    mt_backend *be = NULL;
+    mt_probe_ctx c;
+    memset(&c, 0, sizeof c);
+    c.overhead_fine = q.timer_overhead;
+    if (mt_backend_sim_from_spec(&q, &be, &ei) != MT_OK || mt_backend_info(be, &c.dev, &ei) != MT_OK) {
+        snprintf(why, whylen, "noise-free sim: %.150s", ei.msg);
+        mt_backend_destroy(be);
+        return 0;
+    }
+    if (!mt_l1_profile_plan_make(&c, size, line, &pt->plan, why, whylen)) {
+        mt_backend_destroy(be);
+        return 0;
+    }
+    size_t n = pt->plan.n, ne = n * pt->plan.runs;
+    uint64_t most = mt_l1_profile_footprint(&pt->plan, n - 1) / line;
+    mt_experiment *e = calloc(ne, sizeof *e);
+    mt_result *r = calloc(ne, sizeof *r);
+    pt->share = calloc(n, sizeof *pt->share);
+    pt->maps = calloc(n, sizeof *pt->maps);
+    pt->bits = calloc(n, (size_t)most);
+    int ok = e && r && pt->share && pt->maps && pt->bits;
+    if (ok) {
+        mt_l1_profile_experiments(&c, &pt->plan, e);
+        ok = mt_backend_run(be, e, ne, r, &ei) == MT_OK;
+        snprintf(why, whylen, "noise-free sim: %.150s", ok ? "" : ei.msg);
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        uint32_t lines = (uint32_t)(mt_l1_profile_footprint(&pt->plan, i) / line);
+        uint8_t *m = pt->bits + i * most;
+        mt_l1_profile_tally(&c, &r[i * pt->plan.runs], pt->plan.runs, lines, hit_latency + 0.5,
+                            &pt->share[i], m);
+        pt->maps[i] = (mt_miss_map){m, lines};
+    }
+    if (ok)
+        for (size_t i = 0; i < ne; i++)
+            mt_result_free(&r[i]);
+    free(e);
+    free(r);
+    mt_backend_destroy(be);
+    if (!ok)
+        profile_truth_free(pt);
+    return ok;
+}
+
+/* Index of the probed footprint `kib` KiB (as the text prints it: within a
+ * byte), or -1. */
+static long profile_index(const profile_truth *pt, double bytes)
+{
+    const mt_l1_profile_plan *p = &pt->plan;
+    double i = round((bytes - (double)p->first) / (double)p->step);
+    if (i < 0 || i >= (double)p->n || fabs((double)mt_l1_profile_footprint(p, (size_t)i) - bytes) > 1)
+        return -1;
+    return (long)i;
+}
+
+/* One stated share (percent) at a footprint (KiB) of the profile text. */
+static int profile_share_ok(const profile_truth *pt, double kib, double pct, const char *seg,
+                            char *msg, size_t cap)
+{
+    long i = profile_index(pt, kib * 1024);
+    if (i < 0)
+        return complain(msg, cap, "l1d miss_profile: %.3f KiB is no probed footprint (%s)\n", kib,
+                        seg);
+    double want = pt->share[i];
+    if (fabs(pct / 100 - want) <= PROFILE_TRUTH_TOL + 0.005) /* + the text's rounding */
+        return 0;
+    return complain(msg, cap, "l1d miss_profile: %s: noise-free share %.3f at %.3f KiB\n", seg, want,
+                    kib);
+}
+
+/* Whether the footprint's share is (want_thrash) or is not the full thrash,
+ * within the tolerance. */
+static int profile_thrash_ok(const profile_truth *pt, double bytes, int want_thrash,
+                             const char *what, char *msg, size_t cap)
+{
+    long i = profile_index(pt, bytes);
+    if (i < 0)
+        return complain(msg, cap, "%s: %.0f B is no probed footprint\n", what, bytes);
+    double sh = pt->share[i];
+    if (want_thrash ? sh >= PROFILE_THRASH_SHARE - PROFILE_TRUTH_TOL
+                    : sh < PROFILE_THRASH_SHARE + PROFILE_TRUTH_TOL)
+        return 0;
+    return complain(msg, cap, "%s: noise-free share %.3f at %.0f B is %sthe full thrash\n", what, sh,
+                    bytes, want_thrash ? "not " : "");
+}
+
+/* Every segment of the miss_profile text (probe_l1_profile.c, profile_text). */
+static int profile_text_ok(const profile_truth *pt, const char *text, char *msg, size_t cap)
+{
+    char buf[sizeof ((mt_finding *)0)->text], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", text);
+    int bad = 0;
+    for (char *seg = strtok_r(buf, ";", &save); seg; seg = strtok_r(NULL, ";", &save)) {
+        while (*seg == ' ')
+            seg++;
+        double p, a, b;
+        int end = -1;
+        size_t len = strlen(seg);
+#define WHOLE(fmt, n, ...) (end = -1, sscanf(seg, fmt "%n", __VA_ARGS__, &end) == (n) && (size_t)end == len)
+        if (strcmp(seg, "...") == 0)
+            continue;
+        if (WHOLE("%lf%% up to %lf KiB", 2, &p, &a) || WHOLE("%lf%% from %lf KiB", 2, &p, &a) ||
+            WHOLE("rising to %lf%% at %lf KiB", 2, &p, &a) ||
+            WHOLE("falling to %lf%% at %lf KiB", 2, &p, &a)) {
+            bad += profile_share_ok(pt, a, p, seg, msg, cap);
+        } else if (WHOLE("%lf%% plateau %lf-%lf KiB", 3, &p, &a, &b)) {
+            bad += profile_share_ok(pt, a, p, seg, msg, cap);
+            bad += profile_share_ok(pt, b, p, seg, msg, cap);
+        } else if (WHOLE("rising to %lf%% over %lf-%lf KiB", 3, &p, &a, &b) ||
+                   WHOLE("falling to %lf%% over %lf-%lf KiB", 3, &p, &a, &b)) {
+            bad += profile_share_ok(pt, b, p, seg, msg, cap);
+        } else if (WHOLE("full thrash (>= %lf%%) from %lf KiB", 2, &p, &a)) {
+            bad += profile_thrash_ok(pt, a * 1024, 1, "l1d miss_profile full thrash", msg, cap);
+        } else if (WHOLE("no full thrash up to %lf KiB", 1, &a)) {
+            bad += profile_thrash_ok(pt, a * 1024, 0, "l1d miss_profile no full thrash", msg, cap);
+        } else {
+            bad += complain(msg, cap, "l1d miss_profile: cannot read \"%s\"\n", seg);
+        }
+#undef WHOLE
+    }
+    return bad;
+}
+
+static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth_cache *l1,
+                      char *msg, size_t cap)
+{
+    const mt_finding *th = F(t, "l1d", "thrash_footprint"), *pr = F(t, "l1d", "miss_profile");
+    const mt_finding *gr = F(t, "l1d", "miss_granule");
+    const mt_finding *size = F(t, "l1d", "size"), *line = F(t, "l1d", "line");
+    bool th_claim = th->kind != MT_FIND_NONE && !flagged(th, NAN);
+    bool pr_claim = pr->kind == MT_FIND_TEXT && !flagged(pr, NAN);
+    bool gr_claim = gr->kind == MT_FIND_VALUE && !flagged(gr, NAN);
+    if (!th_claim && !pr_claim && !gr_claim)
+        return 0;
+    if (!l1->present || mt_l1_profile_base(size) == 0 || line->kind != MT_FIND_VALUE)
+        return complain(msg, cap, "l1d profile: findings without a measured L1 size and line\n");
+    profile_truth pt;
+    char why[200];
+    if (!profile_truth_run(s, l1->latency, mt_l1_profile_base(size), (uint32_t)line->value, &pt, why,
+                           sizeof why))
+        return complain(msg, cap, "l1d profile: findings, but the plan says %s\n", why);
+    int bad = 0;
+    if (th_claim && th->kind == MT_FIND_RANGE) {
+        bad += profile_thrash_ok(&pt, th->lo, 0, "l1d thrash_footprint (below)", msg, cap);
+        bad += profile_thrash_ok(&pt, th->hi, 1, "l1d thrash_footprint", msg, cap);
+    } else if (th_claim && th->kind == MT_FIND_LOWER_BOUND) {
+        bad += profile_thrash_ok(&pt, th->lo, 0, "l1d thrash_footprint (bound)", msg, cap);
+    } else if (th_claim) {
+        bad += complain(msg, cap, "l1d thrash_footprint: kind %d is no claim the probe makes\n",
+                        th->kind);
+    }
+    if (pr_claim)
+        bad += profile_text_ok(&pt, pr->text, msg, cap);
+    if (gr_claim) {
+        mt_granule g;
+        mt_miss_granule(pt.maps, pt.plan.n, PROFILE_GRANULE_MAX_LINES, PROFILE_GRANULE_MIN_SHARE,
+                        &g);
+        double want = (double)g.group * line->value;
+        /* No partial footprint in the noise-free run: groups larger than a
+         * line have no support; single lines stay possible (a random policy
+         * draws other lines that miss in every lap). */
+        if (g.partial == 0) {
+            if (gr->value != line->value)
+                bad += complain(msg, cap, "l1d miss_granule: %.0f B, but no footprint of the "
+                                "noise-free sim misses in part\n", gr->value);
+        } else if (gr->value != want)
+            bad += complain(msg, cap, "l1d miss_granule: want %.0f B, got %.0f B\n", want, gr->value);
+    }
+    profile_truth_free(&pt);
+    return bad;
+}
+
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
     return mt_truth_check_mode(s, t, MT_TRUTH_EXACT, msg, cap);
@@ -398,6 +610,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
     }
     if (truth[MT_CACHE_L1D].present)
         bad += geometry_ok(s, &truth[MT_CACHE_L1D], &dev, t, msg, cap);
+    bad += profile_ok(s, t, &truth[MT_CACHE_L1D], msg, cap);
     bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
     bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);

@@ -4,6 +4,7 @@
  * cache tables it must reproduce byte for byte. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -433,14 +434,15 @@ static mt_topology *golden_topology(const char *path)
         fail_msg("%s: cannot open", path);
     mt_topology *t = fx_objects_only();
     /* A probe leaves its own objects' unmeasured findings as "none" (the
-     * runner); the replacement and geometry probes report on l1d, which
+     * runner); the replacement, geometry, policy and l1d_profile probes report on l1d, which
      * they do not own, so their findings are simply missing when they
      * could not run. */
-    for (size_t i = 0; i < FX_N_OTHER; i++)
+    for (size_t i = 0; i < FX_N_OTHER; i++) {
         if (strcmp(fx_other[i].key, "l1d") != 0 ||
             strcmp(fx_other[i].name, "caches_global_loads") == 0)
             fx_set(t, fx_other[i].key, fx_other[i].name,
                    fx_kind(MT_FIND_NONE, fx_other[i].unit, MT_SRC_MEASURED, "", 0));
+    }
     char line[1024];
     while (fgets(line, sizeof line, in)) {
         line[strcspn(line, "\n")] = '\0';

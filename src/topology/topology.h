@@ -82,7 +82,9 @@ typedef struct {
     size_t n_findings, cap_findings;
 } mt_object;
 
-#define MT_MAX_THRESHOLDS 64
+/* Thresholds one report lists: a full H100 run notes about 70 (128 since
+ * schema 2.3.0, when the L1 profile probe added 14). */
+#define MT_MAX_THRESHOLDS 128
 typedef struct {
     char name[48];
     double value;
@@ -96,7 +98,9 @@ typedef struct {
     unsigned experiments;
 } mt_probe_time;
 
-#define MT_MAX_DISTURBED 8
+/* Causes one report lists: one per default probe (13 since the L1 profile
+ * probe; 8 before schema 2.3.0), the last line counting any beyond. */
+#define MT_MAX_DISTURBED 16
 #define MT_DISTURBED_LEN 240
 typedef struct {
     char tool_version[32];
