@@ -35,12 +35,6 @@
 /* SMs measured: all of today's GPUs (H100: 132); beyond, the map covers
  * the first ones (one experiment each, ~1 ms on a GPU). */
 #define MAP_MAX_SMS 256
-/* A map with more misclassified lines than this, expected from the
- * classes' spreads or seen as disagreement inside a group, or with more
- * lines near for two groups at once (a line has one home), is not trusted:
- * 5% misclassified lines make a 1/P near share off by 0.05 and let SMs of
- * one partition fall into two groups. */
-#define MAP_MAX_MISCLASS 0.05
 /* The share of the L2 one SM can use (l2.partition_size / l2.size) and the
  * near share agree within this many binomial errors of the near share ... */
 #define MAP_SHARE_Z 4.0
