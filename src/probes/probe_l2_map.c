@@ -26,6 +26,10 @@
  * at least 3 so one timer outlier cannot move a line. */
 #define MAP_LAPS 8u
 #define MAP_MIN_LAPS 3u
+/* Rounds of MAP_LAPS laps at most: when the classes overlap, each round
+ * adds laps to every line's median (three rounds: 24 laps, half the
+ * noise of 8), at the cost of one more experiment per SM. */
+#define MAP_MAX_ROUNDS 3
 /* The chain uses at most this share of the capacity one SM can use, so
  * every line stays resident under any placement (a hashed index can fill
  * some sets twice as much as the mean). */
@@ -113,28 +117,41 @@ static uint32_t chain_lines(const mt_probe_ctx *c)
     return n >= MAP_LINES ? MAP_LINES : (uint32_t)n;
 }
 
-/* The samples of every SM, raw[s * loads + i] (overhead removed), and
- * v[s * lines + k] = the median of line k's: the fine chase measures whole
- * laps from element 0 (backend.h), so samples k, k + lines, ... are line
- * k.  A missing sample (a shorter result) is NAN. */
-static mt_err read_samples(mt_probe_ctx *c, const mt_result *r, size_t sms, uint32_t lines,
-                           uint32_t loads, double *raw, double *v)
+/* Every SM's samples over the rounds run so far. */
+typedef struct {
+    size_t sms;
+    uint32_t lines, laps, loads; /* loads per experiment: lines x laps */
+    int rounds;                  /* rounds run */
+    double *raw; /* raw[(s * MAP_MAX_ROUNDS + r) * loads + i]: overhead removed, NAN if absent */
+    double *v;   /* v[s * lines + k]: median of line k's samples from SM s, all rounds */
+} map_samples;
+
+/* Adds one round's results and recomputes the line medians: the fine
+ * chase measures whole laps from element 0 (backend.h), so samples k,
+ * k + lines, ... of every round are line k. */
+static mt_err add_round(mt_probe_ctx *c, const mt_result *r, map_samples *ms)
 {
-    double one[64];
-    for (size_t s = 0; s < sms; s++) {
+    double one[MAP_LAPS * MAP_MAX_ROUNDS];
+    int round = ms->rounds++;
+    for (size_t s = 0; s < ms->sms; s++) {
         size_t n;
         double *x = mt_fine_samples(c, &r[s], 0, &n);
         if (!x)
             return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
-        for (uint32_t i = 0; i < loads; i++)
-            raw[s * loads + i] = i < n ? x[i] : NAN;
-        for (uint32_t k = 0; k < lines; k++) {
-            size_t m = 0;
-            for (size_t i = k; i < n && m < sizeof one / sizeof *one; i += lines)
-                one[m++] = x[i];
-            v[s * lines + k] = m ? mt_median(one, m) : NAN;
-        }
+        double *dst = ms->raw + (s * MAP_MAX_ROUNDS + (size_t)round) * ms->loads;
+        for (uint32_t i = 0; i < ms->loads; i++)
+            dst[i] = i < n ? x[i] : NAN;
         free(x);
+        for (uint32_t k = 0; k < ms->lines; k++) {
+            size_t m = 0;
+            for (int q = 0; q < ms->rounds; q++) {
+                const double *src = ms->raw + (s * MAP_MAX_ROUNDS + (size_t)q) * ms->loads;
+                for (uint32_t i = k; i < ms->loads && m < sizeof one / sizeof *one; i += ms->lines)
+                    if (!isnan(src[i]))
+                        one[m++] = src[i];
+            }
+            ms->v[s * ms->lines + k] = m ? mt_median(one, m) : NAN;
+        }
     }
     return MT_OK;
 }
@@ -143,15 +160,20 @@ static mt_err read_samples(mt_probe_ctx *c, const mt_result *r, size_t sms, uint
  * (g < 0: every SM): a class latency is the median of the loads, whose
  * interval holds the latency as the loads are independent (the medians of
  * a few lines would give a coarse one). */
-static size_t class_values(const mt_near_map *m, const double *raw, uint32_t loads, int g,
-                           int cls, double *out)
+static size_t class_values(const mt_near_map *m, const map_samples *ms, int g, int cls,
+                           double *out)
 {
     size_t k = 0;
-    for (size_t s = 0; s < m->n_sm; s++)
-        if (g < 0 || m->group[s] == g)
-            for (uint32_t i = 0; i < loads; i++)
-                if (m->mark[s * m->n_lines + i % m->n_lines] == cls && !isnan(raw[s * loads + i]))
-                    out[k++] = raw[s * loads + i];
+    for (size_t s = 0; s < m->n_sm; s++) {
+        if (g >= 0 && m->group[s] != g)
+            continue;
+        for (int q = 0; q < ms->rounds; q++) {
+            const double *src = ms->raw + (s * MAP_MAX_ROUNDS + (size_t)q) * ms->loads;
+            for (uint32_t i = 0; i < ms->loads; i++)
+                if (m->mark[s * m->n_lines + i % m->n_lines] == cls && !isnan(src[i]))
+                    out[k++] = src[i];
+        }
+    }
     return k;
 }
 
@@ -277,10 +299,9 @@ static void set_or_doubt(mt_probe_ctx *c, const char *name, mt_finding f, const 
 
 /* Findings of the map: the map itself, groups, near share, far penalty
  * and per group its SMs' near share and latencies. */
-static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const double *raw, uint32_t laps)
+static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const map_samples *ms)
 {
-    uint32_t loads = (uint32_t)m->n_lines * laps;
-    size_t n = m->n_sm * loads;
+    size_t n = m->n_sm * ms->loads * (size_t)ms->rounds;
     double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     if (!x || !y) {
         free(x);
@@ -290,14 +311,14 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const double *ra
     double conf = m->two_classes ? MT_CONF_NEAR_MAP : MT_CONF_MAP_ONE_CLASS;
     double share = mean_share(m, -1);
     /* SM 0's group (group 0): its far latency is the L2 probe's far class. */
-    size_t nf = class_values(m, raw, loads, 0, MT_LINE_FAR, x);
+    size_t nf = class_values(m, ms, 0, MT_LINE_FAR, x);
     double far0 = nf ? mt_median(x, nf) : NAN;
     char why[240] = "";
     check_map(c, m, share, far0, why, sizeof why);
     char how[200];
     snprintf(how, sizeof how,
-             "%zu lines at a %u B stride, warm, %u laps timed from each of %zu SMs; %s", m->n_lines,
-             MAP_STRIDE, laps, m->n_sm,
+             "%zu lines at a %u B stride, warm, %u laps x %d rounds timed from each of %zu SMs; %s",
+             m->n_lines, MAP_STRIDE, ms->laps, ms->rounds, m->n_sm,
              m->two_classes ? "near/far by Otsu per SM" : "one latency class from every SM");
     mt_finding f;
     char text[sizeof f.text];
@@ -321,8 +342,8 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const double *ra
              "latencies missed the L2", m->n_sm, m->misses, m->n_sm * m->n_lines);
     set_or_doubt(c, "near_share", share_finding(share, m->n_lines, conf, what), why);
     if (m->two_classes) {
-        size_t a = class_values(m, raw, loads, -1, MT_LINE_NEAR, x);
-        size_t b = class_values(m, raw, loads, -1, MT_LINE_FAR, y);
+        size_t a = class_values(m, ms, -1, MT_LINE_NEAR, x);
+        size_t b = class_values(m, ms, -1, MT_LINE_FAR, y);
         set_or_doubt(c, "far_penalty", penalty_finding(x, a, y, b, conf), why);
     }
     for (int g = 0; g < (int)m->n_groups && g < MAP_MAX_GROUPS_SHOWN; g++) {
@@ -332,12 +353,12 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const double *ra
         snprintf(name, sizeof name, "near_share_g%c", LABELS[g]);
         set_or_doubt(c, name, share_finding(mean_share(m, g), m->n_lines, conf, what), why);
         snprintf(what, sizeof what, "near to group %c", LABELS[g]);
-        f = class_latency(x, class_values(m, raw, loads, g, MT_LINE_NEAR, x), conf, what);
+        f = class_latency(x, class_values(m, ms, g, MT_LINE_NEAR, x), conf, what);
         snprintf(name, sizeof name, "near_latency_g%c", LABELS[g]);
         set_or_doubt(c, name, f, why);
         if (m->two_classes) {
             snprintf(what, sizeof what, "far from group %c", LABELS[g]);
-            f = class_latency(x, class_values(m, raw, loads, g, MT_LINE_FAR, x), conf, what);
+            f = class_latency(x, class_values(m, ms, g, MT_LINE_FAR, x), conf, what);
             snprintf(name, sizeof name, "far_latency_g%c", LABELS[g]);
             set_or_doubt(c, name, f, why);
         }
@@ -352,6 +373,8 @@ static void note_thresholds(mt_probe_ctx *c)
     mt_note_threshold(c, "MAP_LINES", MAP_LINES, "L2 map: lines of the chain timed from every SM");
     mt_note_threshold(c, "MAP_LAPS", MAP_LAPS, "L2 map: laps timed; a line's latency is their median");
     mt_note_threshold(c, "MAP_MIN_LAPS", MAP_MIN_LAPS, "L2 map: fewest laps timed");
+    mt_note_threshold(c, "MAP_MAX_ROUNDS", MAP_MAX_ROUNDS,
+                      "L2 map: most rounds of MAP_LAPS laps while the classes overlap");
     mt_note_threshold(c, "MAP_CAPACITY_SHARE", MAP_CAPACITY_SHARE,
                       "L2 map: share of one SM's L2 capacity the chain may use");
     mt_note_threshold(c, "MAP_MIN_LINES", MAP_MIN_LINES, "L2 map: fewest lines for a map");
@@ -371,61 +394,95 @@ static void note_thresholds(mt_probe_ctx *c)
     mt_note_latency_precision(c);
 }
 
+/* Another round is worth its time when the classes overlap (more laps
+ * per line shrink each line's noise), or when one class was seen while the
+ * partition size shows a partitioned L2 (the gap may still appear). */
+static bool another_round(const mt_probe_ctx *c, const mt_near_map *m)
+{
+    const mt_finding *ps = mt_get(c, "l2", "partition_size");
+    if (!m->two_classes)
+        return ps->kind == MT_FIND_VALUE && ps->confidence >= MT_CONF_TRUSTED;
+    return m->misclass > MAP_MAX_MISCLASS || m->disagree > MAP_MAX_MISCLASS;
+}
+
+/* Rounds of one experiment per SM until the map is clear or
+ * MAP_MAX_ROUNDS ran; a round's warm-up is one lap longer than the last
+ * one's, which makes it a new experiment (a simulator repeats the noise of
+ * an experiment it ran before). */
+static mt_err measure_map(mt_probe_ctx *c, map_samples *ms, mt_near_map *m)
+{
+    mt_experiment *e = malloc(ms->sms * sizeof *e);
+    mt_result *r = calloc(ms->sms, sizeof *r);
+    if (!e || !r) {
+        free(e);
+        free(r);
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+    }
+    const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
+    mt_err err = MT_OK;
+    bool built = false;
+    for (int round = 0; round < MAP_MAX_ROUNDS && err == MT_OK; round++) {
+        if (built && !another_round(c, m))
+            break;
+        if (built)
+            mt_near_map_free(m);
+        built = false;
+        for (size_t s = 0; s < ms->sms; s++) {
+            e[s] = mt_exp_chase(MT_PATH_GLOBAL_CG, (uint64_t)ms->lines * MAP_STRIDE, MAP_STRIDE,
+                                1 + (uint32_t)round, ms->loads, MT_MODE_FINE);
+            e[s].sm = (int)s;
+        }
+        if ((err = mt_run(c, e, ms->sms, r)) != MT_OK)
+            break;
+        err = add_round(c, r, ms);
+        mt_results_free(r, ms->sms);
+        if (err != MT_OK)
+            break;
+        err = mt_near_map_build(ms->v, ms->sms, ms->lines, l2->hit_known ? l2->hit_threshold : NAN,
+                                m);
+        if (err != MT_OK)
+            err = mt_fail(c->ei, err, "L2 near/far map: %s", mt_strerror(err));
+        built = err == MT_OK;
+    }
+    free(e);
+    free(r);
+    return err;
+}
+
 static mt_err probe_l2_map(mt_probe_ctx *c)
 {
     mt_mark_probed(c, "l2");
     note_thresholds(c);
-    uint32_t lines = chain_lines(c);
-    uint32_t laps = lines ? c->dev.max_fine_loads / lines : 0;
-    if (laps > MAP_LAPS)
-        laps = MAP_LAPS;
-    if (lines < MAP_MIN_LINES || laps < MAP_MIN_LAPS) {
+    map_samples ms = {.lines = chain_lines(c)};
+    ms.laps = ms.lines ? c->dev.max_fine_loads / ms.lines : 0;
+    if (ms.laps > MAP_LAPS)
+        ms.laps = MAP_LAPS;
+    if (ms.lines < MAP_MIN_LINES || ms.laps < MAP_MIN_LAPS) {
         mt_finding f = {.kind = MT_FIND_NONE, .source = MT_SRC_MEASURED};
         snprintf(f.note, sizeof f.note,
                  "a chain of %u lines (%u laps) is all one SM's L2 share and the fine-load limit "
-                 "allow: fewer than %u lines or %u laps", lines, laps, MAP_MIN_LINES, MAP_MIN_LAPS);
+                 "allow: fewer than %u lines or %u laps", ms.lines, ms.laps, MAP_MIN_LINES,
+                 MAP_MIN_LAPS);
         mt_set(c, "l2", "sm_map", &f);
         return MT_OK;
     }
-    size_t sms = c->dev.sm_count < MAP_MAX_SMS ? (size_t)c->dev.sm_count : MAP_MAX_SMS;
-    if (sms < 1)
-        sms = 1;
-    mt_progress(c, "L2 near/far map: %u lines from each of %zu SMs", lines, sms);
-    mt_experiment *e = malloc(sms * sizeof *e);
-    mt_result *r = calloc(sms, sizeof *r);
-    double *v = malloc(sms * lines * sizeof *v), *raw = malloc(sms * lines * laps * sizeof *raw);
-    if (!e || !r || !v || !raw) {
-        free(e);
-        free(r);
-        free(v);
-        free(raw);
-        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
-    }
-    for (size_t s = 0; s < sms; s++) {
-        e[s] = mt_exp_chase(MT_PATH_GLOBAL_CG, (uint64_t)lines * MAP_STRIDE, MAP_STRIDE, 1,
-                            lines * laps, MT_MODE_FINE);
-        e[s].sm = (int)s;
-    }
-    mt_err err = mt_run(c, e, sms, r);
-    if (err == MT_OK) {
-        err = read_samples(c, r, sms, lines, lines * laps, raw, v);
-        mt_results_free(r, sms);
-    }
-    const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
+    ms.loads = ms.lines * ms.laps;
+    ms.sms = c->dev.sm_count < MAP_MAX_SMS ? (size_t)c->dev.sm_count : MAP_MAX_SMS;
+    if (ms.sms < 1)
+        ms.sms = 1;
+    mt_progress(c, "L2 near/far map: %u lines from each of %zu SMs", ms.lines, ms.sms);
+    ms.v = malloc(ms.sms * ms.lines * sizeof *ms.v);
+    ms.raw = malloc(ms.sms * MAP_MAX_ROUNDS * ms.loads * sizeof *ms.raw);
+    mt_err err = MT_OK;
     mt_near_map m;
-    if (err == MT_OK) {
-        err = mt_near_map_build(v, sms, lines, l2->hit_known ? l2->hit_threshold : NAN, &m);
-        if (err != MT_OK)
-            err = mt_fail(c->ei, err, "L2 near/far map: %s", mt_strerror(err));
-    }
-    if (err == MT_OK) {
-        err = report_map(c, &m, raw, laps);
+    if (!ms.v || !ms.raw)
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+    if (err == MT_OK && (err = measure_map(c, &ms, &m)) == MT_OK) {
+        err = report_map(c, &m, &ms);
         mt_near_map_free(&m);
     }
-    free(e);
-    free(r);
-    free(v);
-    free(raw);
+    free(ms.v);
+    free(ms.raw);
     return err;
 }
 
