@@ -54,6 +54,11 @@
  * chain's lines is at most this (0.024 for 432 lines and two partitions):
  * shares are read to two decimals.  Beyond, it is a range. */
 #define MAP_SHARE_MAX_ERROR 0.025
+/* Coverage of all the map's latency intervals together (simultaneous_level):
+ * a map is one finding for its reader, and one GPU in a thousand may see
+ * one of its latencies outside its interval, as one latency in twenty
+ * (MT_LATENCY_CI_LEVEL) may. */
+#define MAP_FAMILY_LEVEL 0.999
 /* Groups reported one by one (the map names them all). */
 #define MAP_MAX_GROUPS_SHOWN 8
 /* A map whose classes and groups passed every check: a misclassified line
@@ -177,17 +182,29 @@ static size_t class_values(const mt_near_map *m, const map_samples *ms, int g, i
     return k;
 }
 
-/* A class latency finding: the median line latency with its precision. */
-static mt_finding class_latency(const double *x, size_t n, double conf, const char *what)
+/* A class latency finding: the median of the loads with its interval at
+ * `level` (one of the map's family of intervals: simultaneous_level). */
+static mt_finding class_latency(const double *x, size_t n, double level, double conf,
+                                const char *what)
 {
     mt_median_interval ci;
-    if (!n || mt_median_ci(x, n, MT_LATENCY_CI_LEVEL, &ci) != MT_OK)
+    if (!n || mt_median_ci(x, n, level, &ci) != MT_OK)
         return (mt_finding){.kind = MT_FIND_NONE};
     mt_finding f = mt_find_value(ci.median, "cycles", MT_SRC_MEASURED, "l2-map line medians", conf,
                                  "median of %zu loads of the lines %s, timer overhead removed",
                                  n, what);
     mt_finding_set_precision(&f, &ci);
     return f;
+}
+
+/* The map reports up to 2 x MAP_MAX_GROUPS_SHOWN + 1 latencies, each with
+ * an interval: at MT_LATENCY_CI_LEVEL apiece, one in twenty would miss its
+ * latency, and a report of 17 of them would hold a wrong one more often
+ * than not.  Each interval gets the level that gives the whole family
+ * MAP_FAMILY_LEVEL (Bonferroni: the misses' probabilities add up). */
+static double simultaneous_level(size_t intervals)
+{
+    return 1 - (1 - MAP_FAMILY_LEVEL) / (double)(intervals ? intervals : 1);
 }
 
 /* A near share of the chain's lines: the share of all addresses near is
@@ -208,11 +225,11 @@ static mt_finding share_finding(double share, size_t lines, double conf, const c
 /* Far minus near: the difference of the class medians, a range (the
  * difference of their intervals) when either is a range. */
 static mt_finding penalty_finding(const double *near, size_t nn, const double *far, size_t nf,
-                                  double conf)
+                                  double level, double conf)
 {
     mt_median_interval a, b;
-    if (!nn || !nf || mt_median_ci(near, nn, MT_LATENCY_CI_LEVEL, &a) != MT_OK ||
-        mt_median_ci(far, nf, MT_LATENCY_CI_LEVEL, &b) != MT_OK)
+    if (!nn || !nf || mt_median_ci(near, nn, level, &a) != MT_OK ||
+        mt_median_ci(far, nf, level, &b) != MT_OK)
         return (mt_finding){.kind = MT_FIND_NONE};
     const char *how = "far minus near over every SM";
     if (mt_latency_precise(&a) && mt_latency_precise(&b))
@@ -239,6 +256,8 @@ static double mean_share(const mt_near_map *m, int g)
     return n ? sum / (double)n : NAN;
 }
 
+/* The SMs of group g as a list ("0,2,4"), cut and followed by their count
+ * when it does not fit. */
 static void group_sms_text(const mt_near_map *m, int g, char *out, size_t cap)
 {
     size_t len = 0, count = 0;
@@ -316,6 +335,8 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const map_sample
         return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
     }
     double conf = m->two_classes ? MT_CONF_NEAR_MAP : MT_CONF_MAP_ONE_CLASS;
+    size_t shown = m->n_groups < MAP_MAX_GROUPS_SHOWN ? m->n_groups : MAP_MAX_GROUPS_SHOWN;
+    double level = simultaneous_level(m->two_classes ? 2 * shown + 1 : shown);
     double share = mean_share(m, -1);
     /* SM 0's group (group 0): its far latency is the L2 probe's far class. */
     size_t nf = class_values(m, ms, 0, MT_LINE_FAR, x);
@@ -343,7 +364,7 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const map_sample
                       "%.1f%% lines near for two groups",
                       100 * m->misclass, 100 * m->disagree, 100 * m->overlap);
     set_or_doubt(c, "map_groups", f, why);
-    char what[120];
+    char what[160];
     snprintf(what, sizeof what,
              "mean over %zu SMs of the share of their hit lines that are near; %zu of %zu line "
              "latencies missed the L2", m->n_sm, m->misses, m->n_sm * m->n_lines);
@@ -351,21 +372,21 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const map_sample
     if (m->two_classes) {
         size_t a = class_values(m, ms, -1, MT_LINE_NEAR, x);
         size_t b = class_values(m, ms, -1, MT_LINE_FAR, y);
-        set_or_doubt(c, "far_penalty", penalty_finding(x, a, y, b, conf), why);
+        set_or_doubt(c, "far_penalty", penalty_finding(x, a, y, b, level, conf), why);
     }
     for (int g = 0; g < (int)m->n_groups && g < MAP_MAX_GROUPS_SHOWN; g++) {
-        char name[MT_NAME_LEN], sms[120];
+        char name[MT_NAME_LEN], sms[80];
         group_sms_text(m, g, sms, sizeof sms);
         snprintf(what, sizeof what, "group %c, SMs %s", LABELS[g], sms);
         snprintf(name, sizeof name, "near_share_g%c", LABELS[g]);
         set_or_doubt(c, name, share_finding(mean_share(m, g), m->n_lines, conf, what), why);
         snprintf(what, sizeof what, "near to group %c", LABELS[g]);
-        f = class_latency(x, class_values(m, ms, g, MT_LINE_NEAR, x), conf, what);
+        f = class_latency(x, class_values(m, ms, g, MT_LINE_NEAR, x), level, conf, what);
         snprintf(name, sizeof name, "near_latency_g%c", LABELS[g]);
         set_or_doubt(c, name, f, why);
         if (m->two_classes) {
             snprintf(what, sizeof what, "far from group %c", LABELS[g]);
-            f = class_latency(x, class_values(m, ms, g, MT_LINE_FAR, x), conf, what);
+            f = class_latency(x, class_values(m, ms, g, MT_LINE_FAR, x), level, conf, what);
             snprintf(name, sizeof name, "far_latency_g%c", LABELS[g]);
             set_or_doubt(c, name, f, why);
         }
@@ -394,6 +415,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "L2 map: binomial errors between the near share and partition/L2 size");
     mt_note_threshold(c, "MAP_SHARE_MAX_ERROR", MAP_SHARE_MAX_ERROR,
                       "L2 map: a near share with a larger binomial error is a range");
+    mt_note_threshold(c, "MAP_FAMILY_LEVEL", MAP_FAMILY_LEVEL,
+                      "L2 map: coverage of all its latency intervals together (Bonferroni)");
     mt_note_threshold(c, "MAP_PARTITION_SLACK", MAP_PARTITION_SLACK,
                       "L2 map: relative slack between the near share and partition/L2 size");
     mt_note_threshold(c, "MAP_FAR_AGREE_CYCLES", MAP_FAR_AGREE_CYCLES,
