@@ -82,7 +82,7 @@ typedef struct {
     size_t n_findings, cap_findings;
 } mt_object;
 
-#define MT_MAX_THRESHOLDS 64
+#define MT_MAX_THRESHOLDS 128
 typedef struct {
     char name[48];
     double value;
