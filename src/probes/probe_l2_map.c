@@ -321,9 +321,13 @@ static void check_map(const mt_probe_ctx *c, const mt_near_map *m, double share,
 #undef WHY
 }
 
+/* Sets a finding of the map, doubted when why says so; a finding with
+ * nothing measured (a group without near lines) is left unset. */
 static void set_or_doubt(mt_probe_ctx *c, const char *name, mt_finding f, const char *why)
 {
-    if (f.kind != MT_FIND_NONE && why[0])
+    if (f.kind == MT_FIND_NONE)
+        return;
+    if (why[0])
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "contradicted: %s", why);
     mt_set(c, "l2", name, &f);
 }
