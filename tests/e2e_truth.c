@@ -477,6 +477,7 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
     profile_truth_free(&pt);
     return bad;
 }
+#include "e2e_truth_l2map.c"
 
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -634,6 +635,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             bad += complain(msg, cap, "l2 far latency %.1f (conf %.2f) but the L2 has no partitions\n",
                             far->value, far->confidence);
     }
+    bad += l2map_check(s, t, msg, cap);
     bad += latency_ok(F(t, "shared", "latency"), truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
     bad += latency_ok(F(t, "dram", "latency"), truth[MT_CACHE_DRAM].latency, "dram", msg, cap);
     return bad;

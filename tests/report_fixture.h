@@ -66,6 +66,36 @@ static const struct {
 };
 #define FX_N_OTHER (sizeof fx_other / sizeof fx_other[0])
 
+/* Labels of the L2 near/far map's findings (probe_l2_map.c; per group
+ * for groups 0-7: "near share of SM group 0"). */
+static inline const char *fx_map_label(const char *name)
+{
+    static const struct {
+        const char *name, *label;
+        bool group; /* name is a prefix followed by the group's digit */
+    } map[] = {
+        {"sm_map", "SM groups by near lines (SM 0 first)", false},
+        {"map_groups", "SM groups with different near lines", false},
+        {"near_share", "share of lines near (mean over SMs)", false},
+        {"far_penalty", "far minus near latency (map)", false},
+        {"near_share_g", "near share of SM group", true},
+        {"near_latency_g", "near latency of SM group", true},
+        {"far_latency_g", "far latency of SM group", true},
+    };
+    static char buf[MT_LABEL_LEN];
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        size_t n = strlen(map[i].name);
+        if (!map[i].group && strcmp(name, map[i].name) == 0)
+            return map[i].label;
+        if (map[i].group && strncmp(name, map[i].name, n) == 0 && name[n] >= '0' &&
+            name[n] <= '7' && !name[n + 1]) {
+            snprintf(buf, sizeof buf, "%s %c", map[i].label, name[n]);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 static inline const char *fx_label(const char *name)
 {
     for (size_t i = 0; i < FX_N_TABLE; i++)
@@ -74,7 +104,7 @@ static inline const char *fx_label(const char *name)
     for (size_t i = 0; i < FX_N_OTHER; i++)
         if (strcmp(fx_other[i].name, name) == 0)
             return fx_other[i].label;
-    return NULL;
+    return fx_map_label(name);
 }
 
 /* A topology with every object of fx_objects and nothing measured. */

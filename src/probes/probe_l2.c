@@ -8,6 +8,7 @@
 
 #include "../backend/chain.h"
 #include "confidence.h"
+#include "l2_near_map.h"
 #include "latency_precision.h"
 #include "probe_internal.h"
 
@@ -83,38 +84,6 @@ static double *split_values(const double *x, size_t n, uint64_t chain_elements, 
     }
     free(one);
     return v;
-}
-
-/* Expected share of foreign members in either class of values split at
- * thr: the tail of each class, as a Gaussian of its robust spread, that
- * crosses the cut, relative to the other class's size. */
-static double foreign_share(const double *v, size_t n, double thr)
-{
-    double *lo = malloc((n ? n : 1) * sizeof *lo), *hi = malloc((n ? n : 1) * sizeof *hi);
-    if (!lo || !hi) {
-        free(lo);
-        free(hi);
-        return 1; /* unknown: counts as overlapping */
-    }
-    size_t nl = 0, nh = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] > thr)
-            hi[nh++] = v[i];
-        else
-            lo[nl++] = v[i];
-    }
-    double foreign = 1;
-    if (nl && nh) {
-        double near = mt_median(lo, nl), far = mt_median(hi, nh);
-        double sd_near = mt_robust_sd(lo, nl), sd_far = mt_robust_sd(hi, nh);
-        double w = (double)nl / (double)n; /* near share */
-        double in_near = (1 - w) * 0.5 * erfc((far - thr) / (sd_far * M_SQRT2)) / w;
-        double in_far = w * 0.5 * erfc((thr - near) / (sd_near * M_SQRT2)) / (1 - w);
-        foreign = in_near > in_far ? in_near : in_far;
-    }
-    free(lo);
-    free(hi);
-    return foreign;
 }
 
 /* The near or far finding: the median of a class's samples, with its
@@ -201,7 +170,7 @@ static mt_err hit_classes(mt_probe_ctx *c, mt_cache_state *s)
                 lo[nl++] = x[i];
         }
         s->hit_threshold = mt_hit_threshold(hi, nh);
-        double foreign = foreign_share(v, nv, sp.threshold);
+        double foreign = mt_near_far_foreign_share(v, nv, sp.threshold);
         bool apart = foreign <= NEAR_FAR_MAX_FOREIGN;
         char per[64] = "";
         if (elements)
