@@ -172,6 +172,45 @@ static uint32_t shared_mask(const mt_topology *t, const char *key)
     return m;
 }
 
+/* A count (ways, sets) right, or a range holding it, or flagged. */
+static int count_ok(const mt_finding *f, double want, const char *what, char *msg, size_t cap)
+{
+    if (f->kind == MT_FIND_NONE || (f->kind == MT_FIND_VALUE && f->value == want) ||
+        (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi) || flagged(f, want))
+        return 0;
+    return complain(msg, cap, "%s: want %.0f, got kind %d value %.0f [%.0f, %.0f] (conf %.2f)\n",
+                    what, want, f->kind, f->value, f->lo, f->hi, f->confidence);
+}
+
+/* Geometry (probe_geometry.c, probe_cache_geometry.c; absent from runs
+ * without --geometry): ways and sets of the physical cache serving the
+ * path (a fully associative one: one set of every line), each a value,
+ * a range holding it, or flagged; a trusted "modulo" index only where the
+ * index is modulo (or there is one set, where any index is). */
+static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cache *tr, char *msg,
+                       size_t cap)
+{
+    const mt_finding *w = F(t, nm, "ways"), *n = F(t, nm, "sets"), *ix = F(t, nm, "index");
+    if (!tr->present || !tr->line)
+        return 0;
+    const mt_sim_cache_spec *cs = tr->cs;
+    double lines = (double)(tr->size / tr->line);
+    double ways = cs->fully_assoc ? lines : cs->ways;
+    double sets = lines / ways;
+    bool modulo = cs->fully_assoc || cs->index == MT_SIM_INDEX_MODULO || sets == 1;
+    char what[64];
+    snprintf(what, sizeof what, "%s ways", nm);
+    int bad = count_ok(w, ways, what, msg, cap);
+    snprintf(what, sizeof what, "%s sets", nm);
+    bad += count_ok(n, sets, what, msg, cap);
+    bool says_modulo = ix->kind == MT_FIND_TEXT && strcmp(ix->text, "modulo") == 0 &&
+                       (ix->confidence >= MT_TRUTH_TRUSTED || g_mode == MT_TRUTH_EXACT);
+    if (says_modulo && !modulo)
+        bad += complain(msg, cap, "%s index: \"modulo\" (conf %.2f) but the index is hashed\n",
+                        nm, ix->confidence);
+    return bad;
+}
+
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
     return mt_truth_check_mode(s, t, MT_TRUTH_EXACT, msg, cap);
@@ -237,6 +276,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             snprintf(what, sizeof what, "%s slices", nm);
             bad += exact(per_sm, tr->slices, what, msg, cap);
         }
+        bad += geometry_ok(t, nm, tr, msg, cap);
         if (id <= MT_CACHE_RO) {
             /* A set is a claim like any other: flagged (confidence below
              * MT_TRUTH_TRUSTED) it passes the contract. */
