@@ -1,13 +1,17 @@
-/* End to end on the simulator: the geometry probe (probe_geometry.c,
- * --geometry) on every spec of tests/specs-geometry/ and
- * tests/specs-carveout/ and on the presets with an L1 data cache.  Truth:
- * the spec's ways and size / line / ways sets of the cache serving
- * ld.global.ca at the default carveout.
+/* End to end on the simulator: the geometry probes (probe_geometry.c
+ * for the L1 data cache, probe_cache_geometry.c for the texture, read-only,
+ * constant L1 and L1.5 caches) on every spec of tests/specs-geometry/ and
+ * tests/specs-carveout/ and on the presets.  Truth: the spec's ways and
+ * size / line / ways sets of the physical cache serving each path (the L1
+ * at the default carveout).
  *  - A modulo-indexed cache (any policy: the stride test needs none) must
  *    be reported exactly: index "modulo", ways and sets the spec's, trusted.
+ *    The constant L1.5 only where the bank holds the chains that decide
+ *    its plateau (W elements 2 S lines apart, below).
  *  - Any other index must not be called modulo with trust; its ways and
  *    sets must be ranges holding the truth, or flagged (below the trusted
- *    confidence). */
+ *    confidence): e2e_truth.c's geometry_ok, which the randomized test
+ *    applies too. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,26 +32,69 @@
 /* Presets with an L1 data cache (maxwell's global loads skip the L1). */
 static const char *const presets[] = {"kepler", "pascal", "v100", "turing", "a100", "h100", NULL};
 
-static bool honest(const mt_finding *f, double want)
-{
-    if (f->confidence < MT_TRUTH_TRUSTED)
-        return true;
-    if (f->kind == MT_FIND_VALUE)
-        return f->value == want;
-    return f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi;
-}
-
 static void geometry_only(const mt_device_info *d, mt_probe_options *o)
 {
     (void)d;
-    o->only_set = true; /* nothing but the opt-in probe and what it requires */
-    o->geometry = true;
+    mt_errinfo ei;
+    /* Nothing but the geometry probes and what they require. */
+    assert_int_equal(mt_probe_parse_only("geometry,cache_geometry", o, &ei), MT_OK);
 }
 
-/* Runs the geometry probe (and what it requires) on one spec or preset
- * and checks its findings against the truth; returns whether it called
- * the index modulo. */
-static bool check_geometry(const char *spec)
+static const mt_cache_id geometry_caches[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO,
+                                              MT_CACHE_CONST_L1, MT_CACHE_CONST_L15};
+
+/* Whether the probe must give cache id's exact geometry: a modulo index (or
+ * one set), and for the constant L1.5 a bank that holds a chain of W
+ * elements 2 S lines apart (the stride past the plateau, method.md). */
+static bool must_be_exact(const mt_truth_cache *tr, mt_cache_id id, double ways, double sets,
+                          uint64_t bank)
+{
+    const mt_sim_cache_spec *cs = tr->cs;
+    if (!(cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc || sets == 1))
+        return false;
+    return id != MT_CACHE_CONST_L15 || ways * 2 * sets * tr->line <= (double)bank;
+}
+
+/* Checks one cache's geometry findings against the truth; returns whether
+ * they called the index modulo (trusted). */
+static bool check_cache(const char *spec, const mt_topology *t, const mt_truth_cache *tr,
+                        mt_cache_id id, uint64_t bank, bool strict)
+{
+    const char *key = mt_cache_key(id);
+    const mt_finding *w = mt_topology_get(t, key, "ways");
+    const mt_finding *n = mt_topology_get(t, key, "sets");
+    const mt_finding *ix = mt_topology_get(t, key, "index");
+    if (!tr->present)
+        return false;
+    const mt_sim_cache_spec *cs = tr->cs;
+    double ways = cs->fully_assoc ? (double)(tr->size / tr->line) : cs->ways;
+    double sets = (double)(tr->size / tr->line) / ways;
+    char msg[1024] = "";
+    g_mode = MT_TRUTH_CONTRACT;
+    if (geometry_ok(t, key, tr, msg, sizeof msg))
+        fail_msg("%s: %s", spec, msg);
+    bool modulo = ix && ix->kind == MT_FIND_TEXT && strcmp(ix->text, "modulo") == 0 &&
+                  ix->confidence >= MT_TRUTH_TRUSTED;
+    /* A hashed index (the strict specs) must be seen as not modulo at all:
+     * truth alone would let a flagged "modulo" pass. */
+    if (strict && !(cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc || sets == 1) && ix &&
+        ix->kind == MT_FIND_TEXT && strcmp(ix->text, "modulo") == 0)
+        fail_msg("%s: %s: a hashed index called modulo", spec, key);
+    if (!must_be_exact(tr, id, ways, sets, bank))
+        return modulo;
+    if (!w || !n || !ix)
+        fail_msg("%s: the %s geometry findings are missing", spec, key);
+    if (!modulo || w->kind != MT_FIND_VALUE || w->value != ways || n->kind != MT_FIND_VALUE ||
+        n->value != sets || w->confidence < MT_TRUTH_TRUSTED)
+        fail_msg("%s: %s %s %g x %s %g ways (index %s), want %g sets x %g ways: %s", spec, key,
+                 mt_finding_kind_name(n->kind), n->value, mt_finding_kind_name(w->kind),
+                 w->value, ix->text, sets, ways, w->note);
+    return modulo;
+}
+
+/* Runs the geometry probes (and what they require) on one spec or preset
+ * and checks every cache's findings against the truth. */
+static void check_geometry(const char *spec, bool strict)
 {
     print_message("spec %s\n", spec);
     mt_backend *be;
@@ -57,29 +104,10 @@ static bool check_geometry(const char *spec)
     mt_truth_cache truth[MT_CACHE_COUNT];
     uint32_t shared[MT_CACHE_COUNT];
     mt_truth_from_spec(s, truth, shared);
-    const mt_sim_cache_spec *cs = truth[MT_CACHE_L1D].cs;
-    assert_non_null(cs);
-    uint64_t size = mt_sim_cache_size(cs, s->carveout_smem);
-    double ways = cs->fully_assoc ? (double)(size / cs->line) : cs->ways;
-    double sets = (double)(size / cs->line) / ways;
-
-    const mt_finding *w = mt_topology_get(t, "l1d", "ways");
-    const mt_finding *n = mt_topology_get(t, "l1d", "sets");
-    const mt_finding *ix = mt_topology_get(t, "l1d", "index");
-    if (!w || !n || !ix)
-        fail_msg("%s: the geometry findings are missing", spec);
-    bool modulo = ix->kind == MT_FIND_TEXT && strcmp(ix->text, "modulo") == 0 &&
-                  ix->confidence >= MT_TRUTH_TRUSTED;
-    if (cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc) {
-        if (!modulo || w->kind != MT_FIND_VALUE || w->value != ways || n->kind != MT_FIND_VALUE ||
-            n->value != sets || w->confidence < MT_TRUTH_TRUSTED)
-            fail_msg("%s: %s %g x %s %g ways (index %s), want %g sets x %g ways: %s", spec,
-                     mt_finding_kind_name(n->kind), n->value, mt_finding_kind_name(w->kind),
-                     w->value, ix->text, sets, ways, w->note);
-    } else if (!honest(w, ways) || !honest(n, sets)) {
-        fail_msg("%s: ways [%g, %g] or sets [%g, %g] miss the truth %g x %g", spec, w->lo, w->hi,
-                 n->lo, n->hi, sets, ways);
-    }
+    assert_non_null(truth[MT_CACHE_L1D].cs);
+    uint64_t bank = t->dev.path_limit_bytes[MT_PATH_CONSTANT];
+    for (size_t i = 0; i < sizeof geometry_caches / sizeof *geometry_caches; i++)
+        check_cache(spec, t, &truth[geometry_caches[i]], geometry_caches[i], bank, strict);
     /* The decision threshold is printed with the result. */
     bool listed = false;
     for (int i = 0; i < t->n_thresholds; i++)
@@ -87,16 +115,11 @@ static bool check_geometry(const char *spec)
     assert_true(listed);
     mt_topology_free(t);
     mt_backend_destroy(be);
-    return modulo;
 }
 
 static void check_spec(const char *path, void *user)
 {
-    bool modulo = check_geometry(path);
-    /* The hashed specs must be seen as not modulo (truth alone would let a
-     * flagged "modulo" pass). */
-    if (user && (strstr(path, "hash") || strstr(path, "xor")) && modulo)
-        fail_msg("%s: a hashed index called modulo", path);
+    check_geometry(path, user != NULL);
 }
 
 static void test_geometry_specs(void **state)
@@ -105,7 +128,7 @@ static void test_geometry_specs(void **state)
     int n = for_each_spec("tests/specs-geometry", check_spec, "strict");
     if (n < 0)
         fail_msg("cannot open tests/specs-geometry");
-    assert_true(n >= 11);
+    assert_true(n >= 14);
     assert_true(for_each_spec("tests/specs-carveout", check_spec, NULL) >= 5);
 }
 
@@ -113,21 +136,24 @@ static void test_presets(void **state)
 {
     (void)state;
     for (int i = 0; presets[i]; i++)
-        check_geometry(presets[i]);
+        check_geometry(presets[i], false);
 }
 
-/* Without --geometry the probe is not planned (the default run is
- * unchanged), and --only cannot select it. */
-static void test_opt_in(void **state)
+/* Both geometry probes are part of the default run (issue 8: they cost
+ * well under a second on the H100) and --only selects them; --only
+ * without them leaves them out. */
+static void test_default(void **state)
 {
     (void)state;
     mt_probe_options opt;
     mt_probe_options_default(&opt);
-    assert_false(e2e_planned(&opt, "geometry"));
-    mt_errinfo ei;
-    assert_int_equal(mt_probe_parse_only("geometry", &opt, &ei), MT_ERR_INVALID_ARG);
-    opt.geometry = true;
     assert_true(e2e_planned(&opt, "geometry"));
+    assert_true(e2e_planned(&opt, "cache_geometry"));
+    mt_errinfo ei;
+    assert_int_equal(mt_probe_parse_only("l1d", &opt, &ei), MT_OK);
+    assert_false(e2e_planned(&opt, "geometry"));
+    assert_int_equal(mt_probe_parse_only("cache_geometry", &opt, &ei), MT_OK);
+    assert_true(e2e_planned(&opt, "geometry")); /* what it requires (l1d.index) */
 }
 
 int main(void)
@@ -135,7 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry_specs),
         cmocka_unit_test(test_presets),
-        cmocka_unit_test(test_opt_in),
+        cmocka_unit_test(test_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

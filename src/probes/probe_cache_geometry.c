@@ -70,11 +70,6 @@ static mt_err run_cache_geometry(mt_probe_ctx *c)
     return MT_OK;
 }
 
-static bool cache_geometry_requested(const mt_probe_options *o)
-{
-    return o->geometry;
-}
-
 static const mt_finding_decl cache_geometry_provides[] = {
     {"texture.ways", "ways"},     {"texture.sets", "sets"},     {"texture.index", "set index"},
     {"readonly.ways", "ways"},    {"readonly.sets", "sets"},    {"readonly.index", "set index"},
@@ -92,5 +87,5 @@ const mt_probe_desc mt_probe_cache_geometry = {
     .summary = "texture, read-only, constant L1 and L1.5 ways, sets and set index, as for the "
                "L1 data cache (once per physical cache)",
     .rank = 96, .provides = cache_geometry_provides, .requires = cache_geometry_requires,
-    .run = run_cache_geometry, .requested = cache_geometry_requested,
+    .run = run_cache_geometry,
 };

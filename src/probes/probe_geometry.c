@@ -456,11 +456,6 @@ static mt_err run_geometry(mt_probe_ctx *c)
     return mt_geometry_measure(c, &t);
 }
 
-static bool geometry_requested(const mt_probe_options *o)
-{
-    return o->geometry;
-}
-
 static const mt_finding_decl geometry_provides[] = {
     {"l1d.ways", "ways"},
     {"l1d.sets", "sets"},
@@ -473,5 +468,5 @@ const mt_probe_desc mt_probe_geometry = {
     .summary = "L1 data ways, sets and set index (modulo or not) from chains at strides of "
                "2^j and 2^j + 1 lines",
     .rank = 95, .provides = geometry_provides, .requires = geometry_requires,
-    .run = run_geometry, .requested = geometry_requested,
+    .run = run_geometry,
 };
