@@ -46,9 +46,9 @@ void mt_cli_usage(FILE *f)
           "                        preference the device rounds up to one (40%), or 'all':\n"
           "                        every carveout it lists, and the line the sizes follow\n"
           "                        (slope, and offset = the unified L1/shared array)\n"
-          "      --geometry        also measure the L1 data cache's ways, sets and set index\n"
-          "                        (opt-in probe geometry: chains at strides of 2^j and\n"
-          "                        2^j + 1 lines)\n"
+          "      --geometry        with --only, also measure every cache's ways, sets and\n"
+          "                        set index (probes geometry and cache_geometry, in the\n"
+          "                        default run: chains at strides of 2^j and 2^j + 1 lines)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -67,6 +67,24 @@ void mt_cli_usage(FILE *f)
           "backend not built; 4 GPU error or timeout; 5 output could not be written;\n"
           "130/143 interrupted by SIGINT/SIGTERM (what was measured is written).\n",
           f);
+}
+
+/* --geometry, from when the geometry probes were opt-in: they are in the
+ * default run now, and with --only it adds them to the selection. */
+static void add_geometry(mt_probe_options *p)
+{
+    static const char *const names[] = {"geometry", "cache_geometry"};
+    size_t k = 0;
+    while (k < MT_MAX_PROBES && p->only[k])
+        k++;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        bool there = false;
+        for (size_t j = 0; j < k; j++)
+            there = there || strcmp(p->only[j], names[i]) == 0;
+        if (!there && k < MT_MAX_PROBES)
+            p->only[k++] = names[i];
+    }
+    p->only[k] = NULL;
 }
 
 /* Far above any machine's GPU count; only bounds the parse. */
@@ -148,6 +166,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
     }
     if (optind < argc)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (o->probes.geometry && o->probes.only_set)
+        add_geometry(&o->probes);
     int sources = (o->sim != NULL) + (o->replay != NULL) + o->device_given;
     if (sources > 1)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--device, --sim and --replay exclude each other");

@@ -117,8 +117,9 @@ typedef struct mt_probe_options {
     uint32_t carveout_smem[MT_PROBE_MAX_CARVEOUTS];
     int n_carveouts;
     bool carveout_sweep;
-    /* --geometry: run the opt-in geometry probe (probe_geometry.c: L1 data
-     * ways, sets and set index). */
+    /* --geometry: kept from when the geometry probes (probe_geometry.c,
+     * probe_cache_geometry.c) were opt-in; they are in the default run, and
+     * the CLI adds them to an --only list when it is given.  Probes ignore it. */
     bool geometry;
 } mt_probe_options;
 

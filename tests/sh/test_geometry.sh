@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The geometry probe (--geometry) from the command line and through a
-# recording: the JSON validates and holds ways, sets and index; the replay
-# gives the same findings; without --geometry the probe does not run.
+# The geometry probes from the command line and through a recording: the
+# JSON validates and holds ways, sets and index of every first-level cache;
+# the replay gives the same findings; --only without them (and without
+# --geometry) leaves them out, and the default run has them.
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 gs="$root/tests/specs-geometry/fifo-48x6.spec"
@@ -18,11 +19,22 @@ assert l1["index"]["text"] == "modulo", l1["index"]
 assert "GEOMETRY_ALPHA" in [t["name"] for t in r["thresholds"]]
 t = [p for p in r["timing"]["probes"] if p["probe"] == "geometry"]
 assert t and t[0]["experiments"] > 0, t
+assert [p for p in r["timing"]["probes"] if p["probe"] == "cache_geometry"]
 PY
 run_mt --replay "$tmp/rec" --quiet --geometry --json "$tmp/b.json"
 check "replayed geometry run exits 0" rc_is 0
 check "replayed: the same findings" diff <($PY "$root/tests/findings_digest.py" "$tmp/a.json") \
   <($PY "$root/tests/findings_digest.py" "$tmp/b.json")
 run_mt --sim "$gs" --only l1d --quiet --json "$tmp/c.json"
-check "without --geometry: no geometry findings" sh -c "! grep -q '\"ways\"' '$tmp/c.json'"
+check "--only l1d without --geometry: no geometry findings" sh -c "! grep -q '\"ways\"' '$tmp/c.json'"
+run_mt --sim "$root/tests/specs-geometry/caches-small-l15.spec" --quiet --json "$tmp/d.json"
+check "the default run: every first-level cache's geometry, the shared L1's once" $PY - "$tmp/d.json" <<'PY'
+import json, sys
+o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
+for k in ("texture", "readonly"):  # one physical cache with the L1: taken from it
+    assert o[k]["ways"]["value"] == 4 and "measured there" in o[k]["ways"]["note"], o[k]["ways"]
+assert (o["const_l1"]["ways"]["value"], o["const_l1"]["sets"]["value"]) == (2, 4), o["const_l1"]
+assert (o["const_l15"]["ways"]["value"], o["const_l15"]["sets"]["value"]) == (2, 8), o["const_l15"]
+assert o["const_l15"]["index"]["text"] == "modulo"
+PY
 finish
