@@ -22,10 +22,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
+#include <unistd.h>
 
 #include "e2e_truth.c"
 #include "probes/probe.h"
 #include "sim/sim.h"
+#include "topology/topology_json.h"
 #include "e2e_measure.h"
 #include "spec_dir.h"
 
@@ -139,6 +142,49 @@ static void test_presets(void **state)
         check_geometry(presets[i], false);
 }
 
+/* The JSON report carries every cache's geometry and the reader gives it
+ * back unchanged (schema 2.3.0). */
+static void test_json_read_back(void **state)
+{
+    (void)state;
+    mt_backend *be;
+    mt_topology *t = e2e_measure("tests/specs-geometry/caches-small-l15.spec", geometry_only, &be);
+    char path[] = "/tmp/mt-geometry-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    json_t *doc = mt_topology_to_json(t);
+    assert_non_null(doc);
+    assert_int_equal(json_dump_file(doc, path, JSON_REAL_PRECISION(10)), 0);
+    json_decref(doc);
+    mt_topology *back = NULL;
+    mt_errinfo ei = {{0}};
+    if (mt_topology_read_file(path, &back, &ei) != MT_OK)
+        fail_msg("read back: %s", ei.msg);
+    unlink(path);
+    static const char *const names[] = {"ways", "sets", "index"};
+    for (size_t i = 0; i < sizeof geometry_caches / sizeof *geometry_caches; i++)
+        for (size_t k = 0; k < 3; k++) {
+            const char *key = mt_cache_key(geometry_caches[i]);
+            const mt_finding *a = mt_topology_get(t, key, names[k]);
+            const mt_finding *b = mt_topology_get(back, key, names[k]);
+            if (!a || !b)
+                fail_msg("%s.%s missing (%s)", key, names[k], a ? "read back" : "measured");
+            assert_int_equal(a->kind, b->kind);
+            if (a->kind == MT_FIND_VALUE)
+                assert_true(a->value == b->value);
+            else if (a->kind == MT_FIND_RANGE)
+                assert_true(a->lo == b->lo && a->hi == b->hi);
+            else
+                assert_string_equal(a->text, b->text);
+            assert_true(a->confidence == b->confidence);
+            assert_string_equal(a->note, b->note);
+        }
+    mt_topology_free(back);
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+}
+
 /* Both geometry probes are part of the default run (issue 8: they cost
  * well under a second on the H100) and --only selects them; --only
  * without them leaves them out. */
@@ -161,6 +207,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry_specs),
         cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_json_read_back),
         cmocka_unit_test(test_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,7 +103,7 @@ static void test_fields(void **state)
     char path[256];
     json_t *r = write_and_load(t, "report.json", path, sizeof path);
 
-    assert_string_equal(str_at(r, "schema_version"), "2.2.0");
+    assert_string_equal(str_at(r, "schema_version"), "2.3.0");
     assert_string_equal(str_at(r, "tool.name"), "memtopo");
     assert_string_equal(str_at(r, "tool.version"), "0.9.1");
     assert_string_equal(str_at(r, "provenance.command_line"), "memtopo --json out.json");

@@ -203,7 +203,7 @@ static void test_shape(void **state)
     (void)state;
     mt_topology *t = full_topology();
     json_t *d = mt_topology_to_json(t);
-    assert_string_equal(json_string_value(json_object_get(d, "schema_version")), "2.2.0");
+    assert_string_equal(json_string_value(json_object_get(d, "schema_version")), "2.3.0");
     const json_t *pm = json_object_get(json_object_get(d, "provenance"), "probes_missing");
     assert_int_equal(json_array_size(pm), 2);
     assert_string_equal(json_string_value(json_array_get(pm, 1)), "assoc");
