@@ -187,8 +187,8 @@ static int count_ok(const mt_finding *f, double want, const char *what, char *ms
  * path (a fully associative one: one set of every line), each a value,
  * a range holding it, or flagged; a trusted "modulo" index only where the
  * index is modulo (or there is one set, where any index is). */
-static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cache *tr, char *msg,
-                       size_t cap)
+static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cache *tr,
+                       uint64_t path_limit, char *msg, size_t cap)
 {
     const mt_finding *w = F(t, nm, "ways"), *n = F(t, nm, "sets"), *ix = F(t, nm, "index");
     if (!tr->present || !tr->line)
@@ -197,13 +197,32 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     double lines = (double)(tr->size / tr->line);
     double ways = cs->fully_assoc ? lines : cs->ways;
     double sets = lines / ways;
+    /* "modulo" claims every line-address bit the path reaches, "modulo
+     * (line-address bits 0-B)" the bits 0..B: right where every line below
+     * 2^(B+1) has set line mod S (a hash of higher bits is unseen). */
+    int top = 63;
+    if (ix->kind == MT_FIND_TEXT && sscanf(ix->text, "modulo (line-address bits 0-%d)", &top) != 1)
+        top = 63;
+    uint64_t below = top >= 62 ? UINT64_MAX : ((uint64_t)2 << top) - 1; /* bits 0..top */
+    if (path_limit && path_limit / tr->line - 1 < below)
+        below = path_limit / tr->line - 1; /* no line beyond the path's reach */
     bool modulo = cs->fully_assoc || cs->index == MT_SIM_INDEX_MODULO || sets == 1;
+    if (cs->index == MT_SIM_INDEX_XOR && !modulo)
+        modulo = below < (uint64_t)sets; /* the fold starts at line S */
+    if (cs->index == MT_SIM_INDEX_HASH && !modulo) {
+        uint64_t reach = 1; /* the bits of lines 0..below */
+        while (reach < below)
+            reach = reach << 1 | 1;
+        modulo = true;
+        for (uint32_t i = 0; i < cs->n_index_masks; i++)
+            modulo = modulo && (cs->index_mask[i] & reach) == (((uint64_t)1 << i) & reach);
+    }
     char what[64];
     snprintf(what, sizeof what, "%s ways", nm);
     int bad = count_ok(w, ways, what, msg, cap);
     snprintf(what, sizeof what, "%s sets", nm);
     bad += count_ok(n, sets, what, msg, cap);
-    bool says_modulo = ix->kind == MT_FIND_TEXT && strcmp(ix->text, "modulo") == 0 &&
+    bool says_modulo = ix->kind == MT_FIND_TEXT && strncmp(ix->text, "modulo", 6) == 0 &&
                        (ix->confidence >= MT_TRUTH_TRUSTED || g_mode == MT_TRUTH_EXACT);
     if (says_modulo && !modulo)
         bad += complain(msg, cap, "%s index: \"modulo\" (conf %.2f) but the index is hashed\n",
@@ -276,7 +295,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             snprintf(what, sizeof what, "%s slices", nm);
             bad += exact(per_sm, tr->slices, what, msg, cap);
         }
-        bad += geometry_ok(t, nm, tr, msg, cap);
+        bad += geometry_ok(t, nm, tr, limit, msg, cap);
         if (id <= MT_CACHE_RO) {
             /* A set is a claim like any other: flagged (confidence below
              * MT_TRUTH_TRUSTED) it passes the contract. */

@@ -372,6 +372,12 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     uint64_t sets = modulo ? whole / ways : 0;
     for (size_t i = 0; i < n && modulo; i++)
         modulo = consistent(&s[i], ways * sets / gcd_u64(sets, s[i].k));
+    /* The line-address bits the power-of-two strides decided, 0 .. top: a
+     * hash of higher bits (constant within every chain) is not seen. */
+    int top = -1;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].k == (uint64_t)1 << (top + 1) && bracketed(&s[i]))
+            top++;
     mt_finding fw, fs, fi;
     if (modulo) {
         /* The size only bounds the search: the line's confidence is the
@@ -393,7 +399,12 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                                         "that would decide them exceed the %s path or the "
                                         "laps)", mt_path_name(t->path));
         fi.kind = MT_FIND_TEXT;
-        snprintf(fi.text, sizeof fi.text, "modulo");
+        /* "modulo" alone only where those bits are every bit of a line
+         * address the path reaches. */
+        if (top >= 0 && top < 62 && ((uint64_t)2 << top) * line < limit)
+            snprintf(fi.text, sizeof fi.text, "modulo (line-address bits 0-%d)", top);
+        else
+            snprintf(fi.text, sizeof fi.text, "modulo");
         /* The cross-check: sets x ways x line against the capacity search's
          * size (its first misses). */
         double geo = (double)(sets * ways * line);
@@ -402,21 +413,34 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                                    "misses of a sector-stride chain) is %.0f-%.0f B", geo,
                                    t->key, t->size_lo, t->size_hi);
     } else {
-        /* Any W elements fit in any index, so W <= every capacity; the
-         * sets are the lines over the ways, with the size's low end. */
-        uint64_t n_low = (uint64_t)t->size_lo / line;
+        /* Any W elements fit in any index, so W <= every capacity.  A
+         * chain that fits had every element resident at once, so the cache
+         * has at least its elements' lines: the sets are at least the most
+         * of them over the ways' bound.  At most they are the lines of the
+         * size's top, widened by the tolerance a size finding is right to
+         * (MT_CAPACITY_AGREEMENT, and at least one line), and no surer
+         * than that size. */
+        uint64_t n_low = 1;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].lo > n_low)
+                n_low = s[i].lo;
+        uint64_t n_top = (uint64_t)(t->size_hi * (1 + MT_CAPACITY_AGREEMENT)) / line + 1;
         if (!max_ways)
             max_ways = 1;
+        double sets_conf = t->size_confidence < GEOMETRY_RANGE_CONF ? t->size_confidence
+                                                                    : GEOMETRY_RANGE_CONF;
         mt_note_threshold(c, "GEOMETRY_RANGE_CONF", GEOMETRY_RANGE_CONF,
                           "geometry: confidence of ways and sets bounded, not measured (an "
                           "index that is not modulo)");
         fw = mt_find_range(1, (double)max_ways, "count", m, GEOMETRY_RANGE_CONF,
                            "capacities (stride:elements, + = lower bound) %s do not follow "
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
-        fs = mt_find_range((double)((n_low + max_ways - 1) / max_ways), (double)n_lines, "count",
-                           m, GEOMETRY_RANGE_CONF, "%llu-%llu lines over at most %llu ways",
-                           (unsigned long long)n_low, (unsigned long long)n_lines,
-                           (unsigned long long)max_ways);
+        uint64_t sets_lo = (n_low + max_ways - 1) / max_ways;
+        fs = mt_find_range((double)sets_lo, (double)(n_top > sets_lo ? n_top : sets_lo), "count",
+                           m, sets_conf, "%llu-%llu lines over at most %llu ways (at least the "
+                           "most elements a chain held; at most the size's top, +%.0f%%, in "
+                           "lines)", (unsigned long long)n_low, (unsigned long long)n_top,
+                           (unsigned long long)max_ways, 100 * MT_CAPACITY_AGREEMENT);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
@@ -442,6 +466,7 @@ bool mt_geometry_target_of(const mt_probe_ctx *c, mt_cache_id id, mt_geometry_ta
         .line = (uint32_t)line->value,
         .size_lo = size->kind == MT_FIND_RANGE ? size->lo : size->value,
         .size_hi = size->kind == MT_FIND_RANGE ? size->hi : size->value,
+        .size_confidence = size->confidence,
         .hit_threshold = cs->hit_threshold, .confidence = line->confidence,
     };
     return true;
