@@ -41,7 +41,7 @@ static void geometry_only(const mt_device_info *d, mt_probe_options *o)
     (void)d;
     mt_errinfo ei;
     /* Nothing but the geometry probes and what they require. */
-    assert_int_equal(mt_probe_parse_only("geometry,cache_geometry", o, &ei), MT_OK);
+    assert_int_equal(mt_probe_parse_only("geometry,cache_geom", o, &ei), MT_OK);
 }
 
 static const mt_cache_id geometry_caches[] = {MT_CACHE_L1D, MT_CACHE_TEX, MT_CACHE_RO,
@@ -192,11 +192,11 @@ static void test_default(void **state)
     mt_probe_options opt;
     mt_probe_options_default(&opt);
     assert_true(e2e_planned(&opt, "geometry"));
-    assert_true(e2e_planned(&opt, "cache_geometry"));
+    assert_true(e2e_planned(&opt, "cache_geom"));
     mt_errinfo ei;
     assert_int_equal(mt_probe_parse_only("l1d", &opt, &ei), MT_OK);
     assert_false(e2e_planned(&opt, "geometry"));
-    assert_int_equal(mt_probe_parse_only("cache_geometry", &opt, &ei), MT_OK);
+    assert_int_equal(mt_probe_parse_only("cache_geom", &opt, &ei), MT_OK);
     assert_true(e2e_planned(&opt, "geometry")); /* what it requires (l1d.index) */
 }
 

@@ -47,7 +47,7 @@ void mt_cli_usage(FILE *f)
           "                        every carveout it lists, and the line the sizes follow\n"
           "                        (slope, and offset = the unified L1/shared array)\n"
           "      --geometry        with --only, also measure every cache's ways, sets and\n"
-          "                        set index (probes geometry and cache_geometry, in the\n"
+          "                        set index (probes geometry and cache_geom, in the\n"
           "                        default run: chains at strides of 2^j and 2^j + 1 lines)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
@@ -73,7 +73,7 @@ void mt_cli_usage(FILE *f)
  * default run now, and with --only it adds them to the selection. */
 static void add_geometry(mt_probe_options *p)
 {
-    static const char *const names[] = {"geometry", "cache_geometry"};
+    static const char *const names[] = {"geometry", "cache_geom"};
     size_t k = 0;
     while (k < MT_MAX_PROBES && p->only[k])
         k++;

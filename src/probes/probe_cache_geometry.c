@@ -2,7 +2,8 @@
  * constant L1.5 caches (issue 8, part 1 for every first-level cache): the
  * L1 data probe's stride-conflict search (probe_geometry.c, geometry.h)
  * run through each cache's own loads, at its own line and hit threshold.
- * Opt-in with the L1 data geometry (--geometry), and after it.
+ * In the default run, after the L1 data geometry (whose findings a cache
+ * sharing it takes).
  *
  * Logical caches that share one physical cache (the sharing probe's
  * "shared_with", trusted) have one geometry: the texture or read-only
@@ -83,7 +84,7 @@ static const char *const cache_geometry_requires[] = {
     "texture.size", "readonly.size", "const_l1.size", "const_l15.size",
     "texture.shared_with", "readonly.shared_with", "l1d.index", NULL};
 const mt_probe_desc mt_probe_cache_geometry = {
-    .name = "cache_geometry",
+    .name = "cache_geom",
     .summary = "texture, read-only, constant L1 and L1.5 ways, sets and set index, as for the "
                "L1 data cache (once per physical cache)",
     .rank = 96, .provides = cache_geometry_provides, .requires = cache_geometry_requires,

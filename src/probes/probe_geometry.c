@@ -1,5 +1,7 @@
 /* L1 data cache geometry: ways, sets and whether the set index is the line
- * address modulo the sets (issue 8, part 1).  Opt-in (--geometry).
+ * address modulo the sets (issue 8, part 1), in the default run.  The
+ * search itself (mt_geometry_measure, geometry.h) serves any cache: the
+ * probe cache_geom (probe_cache_geometry.c) runs it for the others.
  *
  * Stride conflict test.  N = size / line lines.  A chain of m elements k
  * lines apart FITS when every set receives at most W of them; its CAPACITY
@@ -427,6 +429,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         uint64_t n_top = (uint64_t)(t->size_hi * (1 + MT_CAPACITY_AGREEMENT)) / line + 1;
         if (!max_ways)
             max_ways = 1;
+        mt_note_threshold(c, "MT_CAPACITY_AGREEMENT", MT_CAPACITY_AGREEMENT,
+                          "geometry: share by which a size finding may be off; widens the "
+                          "sets' upper bound");
         double sets_conf = t->size_confidence < GEOMETRY_RANGE_CONF ? t->size_confidence
                                                                     : GEOMETRY_RANGE_CONF;
         mt_note_threshold(c, "GEOMETRY_RANGE_CONF", GEOMETRY_RANGE_CONF,

@@ -19,7 +19,7 @@ assert l1["index"]["text"].startswith("modulo (line-address bits 0-"), l1["index
 assert "GEOMETRY_ALPHA" in [t["name"] for t in r["thresholds"]]
 t = [p for p in r["timing"]["probes"] if p["probe"] == "geometry"]
 assert t and t[0]["experiments"] > 0, t
-assert [p for p in r["timing"]["probes"] if p["probe"] == "cache_geometry"]
+assert [p for p in r["timing"]["probes"] if p["probe"] == "cache_geom"]
 PY
 run_mt --replay "$tmp/rec" --quiet --geometry --json "$tmp/b.json"
 check "replayed geometry run exits 0" rc_is 0
