@@ -62,7 +62,8 @@ static void test_default_order_is_the_historic_one(void **state)
     mt_probe_options_default(&o);
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,l1_miss,dram,sharing,replacement");
+    assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,l1_miss,dram,sharing,replacement,"
+                             "geometry,cache_geom");
 }
 
 static void test_only_closes_over_requirements(void **state)
@@ -90,7 +91,7 @@ static void test_skip_takes_dependants(void **state)
     o.skip[1] = NULL;
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,clock,shared,l1d,readonly,constant,l2,dram,replacement");
+    assert_string_equal(buf, "calibrate,clock,shared,l1d,readonly,constant,l2,dram,replacement,geometry");
 }
 
 static void test_parse_only_errors(void **state)
@@ -106,7 +107,8 @@ static void test_parse_only_errors(void **state)
     assert_int_equal(mt_probe_parse_only("", &o, &ei), MT_ERR_INVALID_ARG);
     char names[256];
     mt_probe_names(names, sizeof names);
-    assert_string_equal(names, "shared, l1d, texture, readonly, constant, l2, l1_miss, dram, sharing, replacement");
+    assert_string_equal(names, "shared, l1d, texture, readonly, constant, l2, l1_miss, dram, sharing, replacement, "
+                               "geometry, cache_geom");
 }
 
 int main(void)
