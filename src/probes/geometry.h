@@ -16,6 +16,7 @@ typedef struct {
     /* The measured size in bytes (a value: lo == hi).  It only bounds the
      * searches (hi) and is cross-checked against sets x ways x line. */
     double size_lo, size_hi;
+    double size_confidence; /* the size finding's: the sets' bound rests on it */
     double hit_threshold; /* fine cycles (overhead removed) above which a load missed it */
     double confidence;    /* of an exact (modulo) result: the line's */
 } mt_geometry_target;

@@ -469,7 +469,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
          * has at least its elements' lines: the sets are at least the most
          * of them over the ways' bound.  Only a lower bound: a hashed cache
          * can lose lines before it is full, so its first misses (the size)
-         * may undercount its lines. */
+         * may undercount its lines.  "Fits" rests on the hit threshold that
+         * also found the size (a next level close in latency passes for
+         * hits), so the bound is no surer than the size. */
         uint64_t n_low = 1;
         for (size_t i = 0; i < n; i++)
             if (s[i].lo > n_low)
@@ -492,8 +494,10 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                                "%u lines of one set overflow it and any %u of them fit; "
                                "capacities %s", hash.ways + 1, hash.ways, caps);
         }
+        double sets_conf = t->size_confidence < GEOMETRY_RANGE_CONF ? t->size_confidence
+                                                                    : GEOMETRY_RANGE_CONF;
         fs = mt_find_bound((double)((n_low + max_ways - 1) / max_ways), "count", m,
-                           GEOMETRY_RANGE_CONF, "at least %llu lines (the most elements a "
+                           sets_conf, "at least %llu lines (the most elements a "
                            "chain held) over at most %llu ways", (unsigned long long)n_low,
                            (unsigned long long)max_ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
@@ -528,6 +532,7 @@ bool mt_geometry_target_of(const mt_probe_ctx *c, mt_cache_id id, mt_geometry_ta
         .line = (uint32_t)line->value,
         .size_lo = size->kind == MT_FIND_RANGE ? size->lo : size->value,
         .size_hi = size->kind == MT_FIND_RANGE ? size->hi : size->value,
+        .size_confidence = size->confidence,
         .hit_threshold = cs->hit_threshold, .confidence = line->confidence,
     };
     return true;
