@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The geometry probes from the command line and through a recording: the
 # JSON validates and holds ways, sets and index of every first-level cache
-# (and for an XOR hash its masks); the replay gives the same findings;
-# --only without --geometry leaves them out, and the default run has them.
+# (and for an XOR hash its masks, the constant L1.5's included); the replay
+# gives the same findings; --only without --geometry leaves them out, and
+# the default run has them.
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 gs="$root/tests/specs-geometry/fifo-48x6.spec"
@@ -52,5 +53,13 @@ for k in ("texture", "readonly"):  # one physical cache with the L1: taken from 
 assert (o["const_l1"]["ways"]["value"], o["const_l1"]["sets"]["value"]) == (2, 4), o["const_l1"]
 assert (o["const_l15"]["ways"]["value"], o["const_l15"]["sets"]["value"]) == (2, 8), o["const_l15"]
 assert o["const_l15"]["index"]["text"].startswith("modulo"), o["const_l15"]["index"]
+PY
+run_mt --sim "$root/tests/specs-geometry/caches-shared-hash.spec" --quiet --json "$tmp/e.json"
+check "the hash recovery runs for the constant L1.5 too: xor, the spec's masks" $PY - "$tmp/e.json" <<'PY'
+import json, sys
+o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}["const_l15"]
+assert (o["ways"]["value"], o["sets"]["value"]) == (4, 8), (o["ways"], o["sets"])
+assert o["index"]["text"] == "xor", o["index"]
+assert o["index_masks"]["text"] == "0x9 0x12 0x24", o["index_masks"]
 PY
 finish
