@@ -63,7 +63,7 @@ static void test_default_order_is_the_historic_one(void **state)
     char buf[256];
     plan_names(&o, buf, sizeof buf);
     assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,l1_miss,dram,sharing,replacement,"
-                             "geometry,cache_geom");
+                             "geometry,cache_geom,policy");
 }
 
 static void test_only_closes_over_requirements(void **state)
@@ -91,7 +91,7 @@ static void test_skip_takes_dependants(void **state)
     o.skip[1] = NULL;
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,clock,shared,l1d,readonly,constant,l2,dram,replacement,geometry");
+    assert_string_equal(buf, "calibrate,clock,shared,l1d,readonly,constant,l2,dram,replacement,geometry,policy");
 }
 
 static void test_parse_only_errors(void **state)

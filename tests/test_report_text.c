@@ -427,12 +427,18 @@ static void test_write_error(void **state)
  * method|confidence|note, OBJ.probed|True, OBJ.shared_with|a,b).  The
  * findings outside the table are declared first (NONE), as the probes do. */
 /* The label the probes declare for a finding of the golden digests: the
- * fixture's, or the geometry probes' (every cache's ways, sets and index). */
+ * fixture's, or the geometry probes' (every cache's ways, sets, index and
+ * masks) and the policy probe's. */
 static const char *golden_label(const char *name)
 {
     static const struct {
         const char *name, *label;
-    } geometry[] = {{"ways", "ways"}, {"sets", "sets"}, {"index", "set index"}};
+    } geometry[] = {{"ways", "ways"},
+                    {"sets", "sets"},
+                    {"index", "set index"},
+                    {"index_masks", "set-index XOR masks"},
+                    {"policy", "replacement policy (per-set tests)"},
+                    {"policy_evidence", "replacement evidence (victim, samples, [LRU FIFO PLRU])"}};
     const char *label = fx_label(name);
     for (size_t i = 0; !label && i < sizeof geometry / sizeof *geometry; i++)
         if (strcmp(geometry[i].name, name) == 0)
