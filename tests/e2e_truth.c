@@ -210,48 +210,85 @@ static bool linear_index(const mt_sim_cache_spec *cs, uint64_t sets, unsigned bi
     return true;
 }
 
-/* Geometry (probe_geometry.c, geometry_hash.c), judged when reported:
- * ways and sets exact, or a range or lower bound holding them, or flagged; "modulo" only
- * for an index that partitions lines as modulo does; "xor" and the masks
- * only for a linear index whose row space (over the line bits the path
- * reaches) equals the masks'. */
-static int geometry_ok(const mt_sim_spec *s, const mt_truth_cache *tr, const mt_device_info *dev,
-                       const mt_topology *t, char *msg, size_t cap)
+/* A count (ways, sets) right, or a range or lower bound holding it (a
+ * bound is an honest claim), or flagged. */
+static int count_ok(const mt_finding *f, double want, const char *what, char *msg, size_t cap)
 {
-    const mt_sim_cache_spec *cs = tr->cs;
-    const mt_finding *w = F(t, "l1d", "ways"), *n = F(t, "l1d", "sets");
-    const mt_finding *ix = F(t, "l1d", "index"), *mk = F(t, "l1d", "index_masks");
-    if (!cs)
+    if (f->kind == MT_FIND_NONE || (f->kind == MT_FIND_VALUE && f->value == want) ||
+        (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi) ||
+        (f->kind == MT_FIND_LOWER_BOUND && f->lo <= want) || flagged(f, want))
         return 0;
-    int bad = 0;
-    uint64_t lines = mt_sim_cache_size(cs, s->carveout_smem) / cs->line;
-    double ways = cs->fully_assoc ? (double)lines : cs->ways, sets = (double)lines / ways;
-    const mt_finding *count[] = {w, n};
-    const double want[] = {ways, sets};
-    for (int i = 0; i < 2; i++) {
-        const mt_finding *f = count[i];
-        bool ok = f->kind == MT_FIND_NONE || f->confidence < MT_TRUTH_TRUSTED ||
-                  (f->kind == MT_FIND_VALUE && f->value == want[i]) ||
-                  (f->kind == MT_FIND_RANGE && f->lo <= want[i] && want[i] <= f->hi) ||
-                  (f->kind == MT_FIND_LOWER_BOUND && f->lo <= want[i]);
-        if (!ok)
-            bad += complain(msg, cap, "l1d %s: want %.0f, got kind %d %g [%g, %g]\n",
-                            i ? "sets" : "ways", want[i], f->kind, f->value, f->lo, f->hi);
+    return complain(msg, cap, "%s: want %.0f, got kind %d value %.0f [%.0f, %.0f] (conf %.2f)\n",
+                    what, want, f->kind, f->value, f->lo, f->hi, f->confidence);
+}
+
+/* Geometry (probe_geometry.c, probe_cache_geometry.c, geometry_hash.c) of
+ * the physical cache serving the path (a fully associative one: one set of
+ * every line): ways and sets each a value, a range or lower bound holding
+ * it, or flagged; a trusted "modulo" index only where the index partitions
+ * the lines it claims as modulo does (or there is one set, where any index
+ * does); "xor" and the masks only for a linear index whose row space, over
+ * the line bits the hash recovery tests behind this path, equals the
+ * masks'. */
+static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cache *tr,
+                       uint64_t path_limit, char *msg, size_t cap)
+{
+    const mt_finding *w = F(t, nm, "ways"), *n = F(t, nm, "sets"), *ix = F(t, nm, "index");
+    const mt_finding *mk = F(t, nm, "index_masks");
+    if (!tr->present || !tr->line)
+        return 0;
+    const mt_sim_cache_spec *cs = tr->cs;
+    double lines = (double)(tr->size / tr->line);
+    double ways = cs->fully_assoc ? lines : cs->ways;
+    double sets = lines / ways;
+    /* "modulo" claims every line-address bit the path reaches, "modulo
+     * (line-address bits 0-B)" the bits 0..B: right where every line below
+     * 2^(B+1) has set line mod S (a hash of higher bits is unseen). */
+    int top = 63;
+    if (ix->kind == MT_FIND_TEXT && sscanf(ix->text, "modulo (line-address bits 0-%d)", &top) != 1)
+        top = 63;
+    uint64_t below = top >= 62 ? UINT64_MAX : ((uint64_t)2 << top) - 1; /* bits 0..top */
+    if (path_limit && path_limit / tr->line - 1 < below)
+        below = path_limit / tr->line - 1; /* no line beyond the path's reach */
+    uint64_t reach = 1; /* the bits of lines 0..below */
+    while (reach < below)
+        reach = reach << 1 | 1;
+    bool modulo = cs->fully_assoc || cs->index == MT_SIM_INDEX_MODULO || sets == 1;
+    if (cs->index == MT_SIM_INDEX_XOR && !modulo)
+        modulo = below < (uint64_t)sets; /* the fold starts at line S */
+    if (cs->index == MT_SIM_INDEX_HASH && !modulo) {
+        modulo = true;
+        for (uint32_t i = 0; i < cs->n_index_masks; i++)
+            modulo = modulo && (cs->index_mask[i] & reach) == (((uint64_t)1 << i) & reach);
     }
-    /* The line bits the recovery tests (geometry_hash.h). */
-    unsigned bits = mt_geometry_hash_bits(cs->line, dev->path_limit_bytes[MT_PATH_GLOBAL_CA]);
-    uint64_t rows[64];
+    /* A linear index whose rows over those bits span the unit rows puts
+     * lines in the sets modulo does, up to the sets' labels. */
+    unsigned claimed = 0;
+    while (claimed < 64 && (reach >> claimed) & 1)
+        claimed++;
+    uint64_t rows[64], unit[64];
     size_t nrows;
+    if (!modulo && linear_index(cs, (uint64_t)sets, claimed, rows, &nrows)) {
+        for (size_t i = 0; i < nrows; i++)
+            unit[i] = ((uint64_t)1 << i) & reach;
+        modulo = mt_gf2_same_span(rows, nrows, unit, nrows);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s ways", nm);
+    int bad = count_ok(w, ways, what, msg, cap);
+    snprintf(what, sizeof what, "%s sets", nm);
+    bad += count_ok(n, sets, what, msg, cap);
+    bool says_modulo = ix->kind == MT_FIND_TEXT && strncmp(ix->text, "modulo", 6) == 0 &&
+                       (ix->confidence >= MT_TRUTH_TRUSTED || g_mode == MT_TRUTH_EXACT);
+    if (says_modulo && !modulo)
+        bad += complain(msg, cap, "%s index: \"modulo\" (conf %.2f) but the index is hashed\n",
+                        nm, ix->confidence);
+    /* The line bits the recovery tests (geometry_hash.h). */
+    unsigned bits = mt_geometry_hash_bits(tr->line, path_limit);
     bool linear = linear_index(cs, (uint64_t)sets, bits, rows, &nrows);
-    uint64_t unit[64];
-    for (size_t i = 0; i < nrows; i++)
-        unit[i] = 1ull << i;
-    bool modulo_like = cs->index == MT_SIM_INDEX_MODULO || cs->fully_assoc || sets <= 1 ||
-                       (linear && mt_gf2_same_span(rows, nrows, unit, nrows));
     if (ix->kind == MT_FIND_TEXT && ix->confidence >= MT_TRUTH_TRUSTED &&
-        ((strcmp(ix->text, "modulo") == 0 && !modulo_like) ||
-         (strcmp(ix->text, "xor") == 0 && !linear)))
-        bad += complain(msg, cap, "l1d index: got %s\n", ix->text);
+        strcmp(ix->text, "xor") == 0 && !linear)
+        bad += complain(msg, cap, "%s index: got xor, but the index is not linear\n", nm);
     if (mk->kind == MT_FIND_TEXT && mk->confidence >= MT_TRUTH_TRUSTED) {
         uint64_t got[64];
         size_t ng = 0;
@@ -263,8 +300,8 @@ static int geometry_ok(const mt_sim_spec *s, const mt_truth_cache *tr, const mt_
             got[ng++] = v;
         }
         if (!linear || !mt_gf2_same_span(rows, nrows, got, ng))
-            bad += complain(msg, cap, "l1d index_masks: got %s, not the index's row space over "
-                            "line bits 0-%u\n", mk->text, bits - 1);
+            bad += complain(msg, cap, "%s index_masks: got %s, not the index's row space over "
+                            "line bits 0-%u\n", nm, mk->text, bits - 1);
     }
     return bad;
 }
@@ -544,6 +581,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             snprintf(what, sizeof what, "%s slices", nm);
             bad += exact(per_sm, tr->slices, what, msg, cap);
         }
+        bad += geometry_ok(t, nm, tr, limit, msg, cap);
         if (id <= MT_CACHE_RO) {
             /* A set is a claim like any other: flagged (confidence below
              * MT_TRUTH_TRUSTED) it passes the contract. */
@@ -609,8 +647,6 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             bad += complain(msg, cap, "l1d policy: want %s..., got %s (conf %.2f)\n",
                             want ? want : "?", pn->text, pn->confidence);
     }
-    if (truth[MT_CACHE_L1D].present)
-        bad += geometry_ok(s, &truth[MT_CACHE_L1D], &dev, t, msg, cap);
     bad += profile_ok(s, t, &truth[MT_CACHE_L1D], msg, cap);
     bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];

@@ -65,15 +65,18 @@ static void test_policy_specs(void **state)
     assert_true(for_each_spec("tests/specs-geometry", check_spec, NULL) >= 11);
 }
 
-/* Without --geometry the probe is not planned; --only cannot select it. */
-static void test_opt_in(void **state)
+/* In the default run, like the geometry it stands on; --only cannot
+ * select it, and leaves it out unless --geometry asks for it. */
+static void test_default_and_only(void **state)
 {
     (void)state;
     mt_probe_options opt;
     mt_probe_options_default(&opt);
-    assert_false(e2e_planned(&opt, "policy"));
+    assert_true(e2e_planned(&opt, "policy"));
     mt_errinfo ei;
     assert_int_equal(mt_probe_parse_only("policy", &opt, &ei), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_probe_parse_only("l1d", &opt, &ei), MT_OK);
+    assert_false(e2e_planned(&opt, "policy"));
     opt.geometry = true;
     assert_true(e2e_planned(&opt, "policy"));
 }
@@ -82,7 +85,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_specs),
-        cmocka_unit_test(test_opt_in),
+        cmocka_unit_test(test_default_and_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

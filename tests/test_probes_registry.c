@@ -62,7 +62,7 @@ static void test_default_order_is_the_historic_one(void **state)
     mt_probe_options_default(&o);
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,l2map,l1_miss,dram,sharing,replacement,geometry,l1d_profile,policy");
+    assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,l2map,l1_miss,dram,sharing,replacement,geometry,l1d_profile,cache_geom,policy");
 }
 
 static void test_only_closes_over_requirements(void **state)

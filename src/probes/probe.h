@@ -117,9 +117,10 @@ typedef struct mt_probe_options {
     uint32_t carveout_smem[MT_PROBE_MAX_CARVEOUTS];
     int n_carveouts;
     bool carveout_sweep;
-    /* --geometry: run the geometry probe (probe_geometry.c: L1 data ways,
-     * sets and set index) even when --only leaves it out; the default run
-     * has it anyway. */
+    /* --geometry: run the geometry probes (probe_geometry.c: L1 data ways,
+     * sets, set index and masks; probe_cache_geometry.c: the other
+     * first-level caches) and the policy probe even when --only leaves them
+     * out; the default run has them anyway (mt_geometry_requested). */
     bool geometry;
 } mt_probe_options;
 

@@ -1,7 +1,8 @@
 /* L1 data cache geometry: ways, sets and whether the set index is the line
  * address modulo the sets (issue 8, part 1), and for an index that is not,
- * the XOR hash (geometry_hash.c).  Runs by default; with --only, when
- * --geometry asks for it.
+ * the XOR hash (geometry_hash.c); in the default run.  The search itself
+ * (mt_geometry_measure, geometry.h) serves any cache: the probe cache_geom
+ * (probe_cache_geometry.c) runs it for the others.
  *
  * Stride conflict test.  N = size / line lines.  A chain of m elements k
  * lines apart FITS when every set receives at most W of them; its CAPACITY
@@ -31,16 +32,18 @@
  * still breaks the pattern there.  A hashed index fails the formula; then
  * the ways are only bounded: any W elements fit in any index, so W is at
  * most every capacity. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "geometry_fit.h"
 #include "geometry_hash.h"
-#include "probe_internal.h"
 
-/* The fits decision (laps, GEOMETRY_ALPHA) is geometry_fit.h's. */
+/* The fits decision (laps, GEOMETRY_ALPHA) is geometry_fit.h's: where even
+ * GEOMETRY_MAX_LAPS cannot make a decision sure enough (a noisy timer, a
+ * long chain), the stride's search stops there and its capacity is left
+ * unbracketed (no confident wrong value). */
 /* Runs of the outlier reference (each max_fine_loads loads of a chain of
  * half the cache's lines, one line apart: it fits in any sane index):
  * 4 x 8192 loads resolve outlier rates down to about 1e-4. */
@@ -69,10 +72,17 @@ static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max
                            uint32_t line, uint64_t limit, double p0)
 {
     uint64_t m;
-    if (s->hi == 0)
+    /* The most elements the path holds at this stride: doubling past it
+     * tests the largest chain that fits the path instead (a constant bank
+     * of 64 KiB would otherwise stop a search short of a small cache's
+     * capacity). */
+    uint64_t room = limit / ((uint64_t)s->k * line);
+    if (s->hi == 0) {
         m = s->lo * 2 > max_m ? max_m : s->lo * 2;
-    else
+        m = m > room ? room : m;
+    } else {
         m = s->lo + (s->hi - s->lo) / 2;
+    }
     if (m <= s->lo || (s->hi && m >= s->hi) || m * s->k * line > limit ||
         s->k * line > UINT32_MAX) /* a chain's stride is 32 bits */
         return 0;
@@ -86,7 +96,8 @@ static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max
 }
 
 /* Runs one round: the runs of every stride still searching, one batch. */
-static mt_err run_round(mt_probe_ctx *c, stride_search *s, size_t n, uint32_t line, bool *more)
+static mt_err run_round(mt_probe_ctx *c, const mt_geometry_target *t, stride_search *s, size_t n,
+                        bool *more)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -104,12 +115,12 @@ static mt_err run_round(mt_probe_ctx *c, stride_search *s, size_t n, uint32_t li
     size_t used = 0;
     for (size_t i = 0; i < n; i++)
         for (uint32_t k = 0; s[i].probe && k < s[i].runs; k++)
-            e[used++] = mt_exp_chase(MT_PATH_GLOBAL_CA, s[i].probe * s[i].k * line,
-                                     (uint32_t)(s[i].k * line), GEOMETRY_WARMUP_LAPS,
+            e[used++] = mt_exp_chase(t->path, s[i].probe * s[i].k * t->line,
+                                     (uint32_t)(s[i].k * t->line), GEOMETRY_WARMUP_LAPS,
                                      (uint32_t)(s[i].laps_per_run * s[i].probe), MT_MODE_FINE);
     if ((err = mt_run(c, e, total, r)) != MT_OK)
         goto out;
-    double thr = c->cs[MT_CACHE_L1D].hit_threshold;
+    double thr = t->hit_threshold;
     used = 0;
     for (size_t i = 0; i < n && err == MT_OK; i++) {
         if (!s[i].probe)
@@ -131,20 +142,21 @@ out:
 
 /* Outlier rate per load (Laplace's rule) of a chain of half the lines,
  * one line apart: it fits, so its misses are timer outliers. */
-static mt_err outlier_rate(mt_probe_ctx *c, uint64_t n_lines, uint32_t line, double *p0)
+static mt_err outlier_rate(mt_probe_ctx *c, const mt_geometry_target *t, uint64_t n_lines,
+                           double *p0)
 {
     uint64_t m = n_lines / 2 ? n_lines / 2 : 1;
     mt_experiment e[GEOMETRY_REF_RUNS];
     mt_result r[GEOMETRY_REF_RUNS];
     for (uint32_t k = 0; k < GEOMETRY_REF_RUNS; k++)
-        e[k] = mt_exp_chase(MT_PATH_GLOBAL_CA, m * line, line, GEOMETRY_WARMUP_LAPS,
+        e[k] = mt_exp_chase(t->path, m * t->line, t->line, GEOMETRY_WARMUP_LAPS,
                             c->dev.max_fine_loads, MT_MODE_FINE);
     mt_err err = mt_run(c, e, GEOMETRY_REF_RUNS, r);
     if (err != MT_OK)
         return err;
     mt_miss_count count = {0};
     for (uint32_t k = 0; k < GEOMETRY_REF_RUNS; k++)
-        mt_count_misses(c, &r[k], c->cs[MT_CACHE_L1D].hit_threshold, &count);
+        mt_count_misses(c, &r[k], t->hit_threshold, &count);
     mt_results_free(r, GEOMETRY_REF_RUNS);
     *p0 = ((double)count.missed + 1) / ((double)count.timed + 2);
     return MT_OK;
@@ -173,50 +185,84 @@ static void caps_text(const stride_search *s, size_t n, char *buf, size_t len)
 
 /* Searches every stride's capacity, one batch per round, until each is
  * bracketed or cannot be taken further. */
-static mt_err search(mt_probe_ctx *c, stride_search *s, size_t n, uint64_t max_m, uint32_t line,
-                     uint64_t limit, double p0)
+static mt_err search(mt_probe_ctx *c, const mt_geometry_target *t, stride_search *s, size_t n,
+                     uint64_t max_m, uint64_t limit, double p0)
 {
     for (;;) {
         for (size_t i = 0; i < n; i++)
-            s[i].probe = next_probe(c, &s[i], max_m, line, limit, p0);
+            s[i].probe = next_probe(c, &s[i], max_m, t->line, limit, p0);
         bool more;
-        mt_err err = run_round(c, s, n, line, &more);
+        mt_err err = run_round(c, t, s, n, &more);
         if (err != MT_OK || !more)
             return err;
     }
 }
 
+static bool bracketed(const stride_search *s)
+{
+    return s->hi == s->lo + 1;
+}
+
+static bool power_of_two(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
 /* Under modulo indexing the capacities at strides 2^j halve until 2^j
  * reaches the power of two in S (2^a), then stay at P = W q (q: S's odd
- * part).  Returns P 2^a, a multiple of S, or 0 when a power-of-two stride
- * was not bracketed.  (A hashed index gives some stride too: the model
- * check that follows rejects it.) */
-static uint64_t plateau_stride(const stride_search *s, size_t n)
+ * part).  Sets *p = P and returns 2^a, or 0 when no plateau was seen.
+ * With every power-of-two stride bracketed the plateau is where the
+ * capacities last changed; otherwise (the path's limit left the longest
+ * chains unbracketed) it is the first bracketed stride, every one before
+ * it bracketed, whose double holds as much (bracketed, or seen to hold at
+ * least that many).  (A hashed index
+ * gives some stride too: the model check that follows rejects it.) */
+static uint64_t plateau_start(const stride_search *s, size_t n, uint64_t *p)
 {
-    uint64_t last = 0, start = 0;
+    uint64_t last = 0, start = 0, first_start = 0, first_p = 0;
+    const stride_search *prev = NULL;
+    bool all = true, prefix = true;
     for (size_t i = 0; i < n; i++) {
-        if (s[i].k & (s[i].k - 1))
-            continue; /* not a power of two */
-        if (s[i].hi != s[i].lo + 1)
-            return 0;
+        if (!power_of_two(s[i].k))
+            continue;
+        /* Under modulo the capacity at twice the stride is the same or
+         * half: one seen to hold at least as much is the same. */
+        if (prefix && !first_start && prev && s[i].lo >= prev->lo &&
+            (bracketed(&s[i]) ? s[i].lo == prev->lo : !s[i].hi)) {
+            first_start = prev->k;
+            first_p = prev->lo;
+        }
+        if (!bracketed(&s[i])) {
+            all = prefix = false;
+            continue;
+        }
         if (s[i].lo != last) {
             last = s[i].lo;
             start = s[i].k;
         }
+        prev = &s[i];
     }
-    return last * start;
+    *p = all ? last : first_p;
+    return all ? start : first_start;
+}
+
+/* Whether stride s's search is consistent with capacity `want`: it fit at
+ * lo elements and, where one was seen, did not at hi. */
+static bool consistent(const stride_search *s, uint64_t want)
+{
+    return s->lo <= want && (!s->hi || want < s->hi);
 }
 
 /* An index that is not modulo: the XOR hash recovery (geometry_hash.c),
  * started from the bracketed stride with the fewest elements (the cheapest
  * group tests).  hash->why says why not, when it was not recovered. */
-static mt_err hash_index(mt_probe_ctx *c, const stride_search *s, size_t n, uint32_t line,
-                         uint64_t limit, double p0, const mt_finding *size, mt_hash_result *hash)
+static mt_err hash_index(mt_probe_ctx *c, const mt_geometry_target *t, const stride_search *s,
+                         size_t n, uint64_t limit, double p0, mt_hash_result *hash)
 {
     const stride_search *start = NULL;
-    uint64_t reach = 1ull << mt_geometry_hash_bits(line, limit); /* lines tested */
+    uint64_t reach = 1ull << mt_geometry_hash_bits(t->line, limit); /* lines tested */
     for (size_t i = 0; i < n; i++)
-        if (s[i].hi == s[i].lo + 1 && s[i].lo * s[i].k < reach && (!start || s[i].lo < start->lo))
+        if (bracketed(&s[i]) && s[i].lo * s[i].k < reach && (!start || s[i].lo < start->lo))
             start = &s[i];
     if (!start) {
         snprintf(hash->why, sizeof hash->why, "no stride's capacity was bracketed within the "
@@ -224,25 +270,33 @@ static mt_err hash_index(mt_probe_ctx *c, const stride_search *s, size_t n, uint
         return MT_OK;
     }
     mt_hash_request q = {
-        .target = {.path = MT_PATH_GLOBAL_CA, .line = line,
-                   .thr = c->cs[MT_CACHE_L1D].hit_threshold, .p0 = p0},
-        .limit_bytes = limit, .stride = start->k, .cap = start->lo,
-        .size_low = size->kind == MT_FIND_RANGE ? size->lo : size->value};
+        .target = {.path = t->path, .line = t->line, .thr = t->hit_threshold, .p0 = p0},
+        .limit_bytes = limit, .stride = start->k, .cap = start->lo, .size_low = t->size_lo};
     if (!mt_backend_supports(c->be, MT_KIND_SEQUENCE)) {
         snprintf(hash->why, sizeof hash->why, "the backend runs no access sequences");
         return MT_OK;
     }
-    mt_progress(c, "L1 geometry: set-index hash from %llu lines %llu apart",
+    mt_progress(c, "%s geometry: set-index hash from %llu lines %llu apart", t->name,
                 (unsigned long long)start->lo + 1, (unsigned long long)start->k);
     return mt_geometry_hash(c, &q, hash);
 }
 
+/* Appends the cross-check of sets x ways x line against the capacity
+ * search's size (its first misses) where they differ. */
+static void note_size(mt_finding *fs, const mt_geometry_target *t, double geo)
+{
+    if (geo < t->size_lo || geo > t->size_hi)
+        mt_finding_append_note(fs, "sets x ways x line = %.0f B, but the %s size (first "
+                               "misses of a sector-stride chain) is %.0f-%.0f B", geo, t->key,
+                               t->size_lo, t->size_hi);
+}
+
 /* Exact ways and sets and the masks of a recovered XOR index. */
-static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t line, double conf,
-                          const mt_finding *size, mt_finding *fw, mt_finding *fs, mt_finding *fi,
-                          mt_finding *fm)
+static void hash_findings(mt_probe_ctx *c, const mt_geometry_target *t, const mt_hash_result *h,
+                          mt_finding *fw, mt_finding *fs, mt_finding *fi, mt_finding *fm)
 {
     const char *m = "eviction set and XOR hash recovery";
+    double conf = t->confidence;
     uint64_t sets = 1ull << h->rank;
     mt_note_threshold(c, "GEOMETRY_HASH_SPAN_BYTES", GEOMETRY_HASH_SPAN_BYTES,
                       "geometry: line bits tested for the XOR hash lie below this many bytes");
@@ -256,14 +310,14 @@ static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t lin
                         "the set index has %u independent bits over line-address bits 0-%u",
                         h->rank, h->bits_tested - 1);
     *fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
-                        "XOR of line-address bits (l1d.index_masks); %u random predictions held",
-                        h->predictions);
+                        "XOR of line-address bits (%s.index_masks); %u random predictions held",
+                        t->key, h->predictions);
     fi->kind = MT_FIND_TEXT;
     snprintf(fi->text, sizeof fi->text, h->rank ? "xor" : "modulo");
     *fm = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
                         "set bit k = parity(line AND mask k), line = address / %u B; line bits "
                         "0-%u tested (higher: not tested); reduced row echelon form (set "
-                        "labels are arbitrary: the row space is what is measured)", line,
+                        "labels are arbitrary: the row space is what is measured)", t->line,
                         h->bits_tested - 1);
     fm->kind = MT_FIND_TEXT;
     char text[sizeof fm->text + 64];
@@ -274,35 +328,23 @@ static void hash_findings(mt_probe_ctx *c, const mt_hash_result *h, uint32_t lin
     } else {
         snprintf(fm->text, sizeof fm->text, "%s", text);
     }
-    double geo = (double)(sets * h->ways * line);
-    if (size->kind == MT_FIND_VALUE ? geo != size->value : geo < size->lo || geo > size->hi)
-        mt_finding_append_note(fs, "sets x ways x line = %.0f B, but the l1d size (first misses "
-                               "of a sector-stride chain) is %.0f-%.0f B", geo,
-                               size->kind == MT_FIND_VALUE ? size->value : size->lo,
-                               size->kind == MT_FIND_VALUE ? size->value : size->hi);
+    note_size(fs, t, (double)(sets * h->ways * t->line));
 }
 
-static mt_err run_geometry(mt_probe_ctx *c)
+mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
 {
-    const mt_finding *size = mt_get(c, "l1d", "size"), *line_f = mt_get(c, "l1d", "line");
-    const mt_cache_state *cs = &c->cs[MT_CACHE_L1D];
-    mt_mark_probed(c, "l1d");
-    bool sized = size->kind == MT_FIND_VALUE || size->kind == MT_FIND_RANGE;
-    if (!sized || line_f->kind != MT_FIND_VALUE || !cs->hit_known || !cs->present)
-        return MT_OK; /* no line to count strides in, or no bound on the lines: no finding */
-    uint32_t line = (uint32_t)line_f->value;
+    uint32_t line = t->line;
     /* N only bounds the searches and sizes the reference chain: a size
      * range (timer outliers blurred the first misses) gives its top. */
-    double size_top = size->kind == MT_FIND_RANGE ? size->hi : size->value;
-    uint64_t n_lines = (uint64_t)size_top / line;
-    if (line == 0 || n_lines < 1)
+    uint64_t n_lines = line ? (uint64_t)t->size_hi / line : 0;
+    if (n_lines < 1)
         return MT_OK;
     mt_note_threshold(c, "GEOMETRY_ALPHA", GEOMETRY_ALPHA,
                       "geometry: chance that timer outliers in every lap make a fitting chain "
                       "look as if it did not fit");
     mt_note_threshold(c, "GEOMETRY_MAX_LAPS", GEOMETRY_MAX_LAPS,
                       "geometry: most laps one fits/does-not-fit decision is timed over");
-    uint64_t limit = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CA];
+    uint64_t limit = c->dev.path_limit_bytes[t->path];
     if (!limit)
         limit = UINT64_MAX;
 
@@ -316,24 +358,26 @@ static mt_err run_geometry(mt_probe_ctx *c)
         if (k > 1 && k + 1 < n_lines)
             s[n++] = (stride_search){.k = k + 1, .lo = 1};
     }
-    mt_progress(c, "L1 geometry: capacity at %zu strides (1 to %llu lines)", n,
+    mt_progress(c, "%s geometry: capacity at %zu strides (1 to %llu lines)", t->name, n,
                 (unsigned long long)s[n - 1].k);
     double p0;
-    mt_err err = outlier_rate(c, n_lines, line, &p0);
+    mt_err err = outlier_rate(c, t, n_lines, &p0);
     if (err == MT_OK)
-        err = search(c, s, n, 2 * n_lines + 1, line, limit, p0);
+        err = search(c, t, s, n, 2 * n_lines + 1, limit, p0);
     if (err != MT_OK)
         return err;
     /* The stride that modulo indexing maps to one set (a multiple of S):
      * the plateau's capacity P = W q times the stride where it starts, 2^a. */
-    uint64_t whole = plateau_stride(s, n);
+    uint64_t plateau_p = 0;
+    uint64_t whole = plateau_start(s, n, &plateau_p) * plateau_p;
     size_t at = n;
     for (size_t i = 0; i < n; i++)
         if (whole && s[i].k == whole)
             at = i;
     if (whole && at == n && n < GEOMETRY_MAX_STRIDES) {
+        at = n;
         s[n++] = (stride_search){.k = whole, .lo = 1};
-        if ((err = search(c, s, n, 2 * n_lines + 1, line, limit, p0)) != MT_OK)
+        if ((err = search(c, t, s, n, 2 * n_lines + 1, limit, p0)) != MT_OK)
             return err;
     }
 
@@ -343,35 +387,56 @@ static mt_err run_geometry(mt_probe_ctx *c)
     /* The ways' upper bound: every capacity is at least W, and hi - 1 is
      * at least the capacity wherever a chain was seen not to fit. */
     uint64_t max_ways = n_lines;
-    bool all_found = true;
-    for (size_t i = 0; i < n; i++) {
-        all_found = all_found && s[i].hi == s[i].lo + 1;
+    for (size_t i = 0; i < n; i++)
         if (s[i].hi && s[i].hi - 1 < max_ways)
             max_ways = s[i].hi - 1;
-    }
-    uint64_t ways = at < n ? s[at].lo : 0;
-    bool modulo = all_found && ways && whole % ways == 0;
+    /* W: the capacity at the whole stride, or P itself when P is a power of
+     * two (then S's odd part q, which divides P = W q, is 1). */
+    uint64_t ways = 0;
+    if (at < n && bracketed(&s[at]))
+        ways = s[at].lo;
+    else if (power_of_two(plateau_p))
+        ways = plateau_p;
+    /* Decided: every power-of-two stride up to the plateau bracketed
+     * (plateau_start), and every stride 2^j + 1 (the ones that catch the
+     * XOR hashes) bracketed, or seen to hold its first 2^j elements at once
+     * (what an index XORing bit i with bit i + j puts in one set), or
+     * taken as far as the path holds such a chain (a constant bank of 64
+     * KiB); the others must not contradict the model. */
+    bool decided = ways && whole % ways == 0;
+    for (size_t i = 0; i < n && decided; i++)
+        decided = power_of_two(s[i].k) || s[i].k == whole || bracketed(&s[i]) ||
+                  s[i].lo >= s[i].k - 1 || s[i].lo >= limit / (s[i].k * line);
+    bool all_found = true;
+    for (size_t i = 0; i < n; i++)
+        all_found = all_found && bracketed(&s[i]);
+    bool modulo = decided;
     uint64_t sets = modulo ? whole / ways : 0;
     for (size_t i = 0; i < n && modulo; i++)
-        modulo = s[i].lo == ways * sets / gcd_u64(sets, s[i].k);
+        modulo = consistent(&s[i], ways * sets / gcd_u64(sets, s[i].k));
+    /* The line-address bits the power-of-two strides decided, 0 .. top: a
+     * hash of higher bits (constant within every chain) is not seen. */
+    int top = -1;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].k == (uint64_t)1 << (top + 1) && bracketed(&s[i]))
+            top++;
     /* The strides agree with modulo; random lines must agree too (a hash
      * of bits the strides barely touch passes the strides alone). */
-    mt_fit_target target = {.path = MT_PATH_GLOBAL_CA, .line = line,
-                            .thr = c->cs[MT_CACHE_L1D].hit_threshold, .p0 = p0};
+    mt_fit_target fit = {.path = t->path, .line = line, .thr = t->hit_threshold, .p0 = p0};
     uint32_t refuted = 0, predicted = 0;
-    if (modulo && (err = mt_geometry_verify_modulo(c, &target, limit, sets, (uint32_t)ways,
+    if (modulo && (err = mt_geometry_verify_modulo(c, &fit, limit, sets, (uint32_t)ways,
                                                    &refuted, &predicted)) != MT_OK)
         return err;
     modulo = modulo && !refuted;
     mt_finding fw, fs, fi, fm;
     bool masks = false;
     mt_hash_result hash = {0};
-    if (!modulo && (err = hash_index(c, s, n, line, limit, p0, size, &hash)) != MT_OK)
+    if (!modulo && (err = hash_index(c, t, s, n, limit, p0, &hash)) != MT_OK)
         return err;
     if (modulo) {
         /* The size only bounds the search: the line's confidence is the
          * one the strides inherit. */
-        double conf = line_f->confidence;
+        double conf = t->confidence;
         fw = mt_find_value((double)ways, "count", MT_SRC_MEASURED, m, conf,
                            "a chain %llu lines apart holds %llu elements; capacity (stride:"
                            "elements) %s", (unsigned long long)whole,
@@ -381,26 +446,36 @@ static mt_err run_geometry(mt_probe_ctx *c)
                            "capacity is ways x sets / gcd(sets, stride)",
                            (unsigned long long)whole, (unsigned long long)ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
-                           "all %zu strides held ways x sets / gcd(sets, stride) elements; %u "
-                           "random predictions held", n, predicted);
+                           "%s%zu strides held ways x sets / gcd(sets, stride) elements; %u "
+                           "random predictions held", all_found ? "all " : "the ", n, predicted);
+        if (!all_found)
+            mt_finding_append_note(&fi, "(those marked + at least that many: the chains "
+                                        "that would decide them exceed the %s path or the "
+                                        "laps)", mt_path_name(t->path));
         fi.kind = MT_FIND_TEXT;
-        snprintf(fi.text, sizeof fi.text, "modulo");
-        /* The cross-check: sets x ways x line against the capacity search's
-         * size (its first misses). */
-        double geo = (double)(sets * ways * line);
-        if (size->kind == MT_FIND_VALUE ? geo != size->value : geo < size->lo || geo > size->hi)
-            mt_finding_append_note(&fs, "sets x ways x line = %.0f B, but the l1d size (first "
-                                   "misses of a sector-stride chain) is %.0f-%.0f B", geo,
-                                   size->kind == MT_FIND_VALUE ? size->value : size->lo,
-                                   size->kind == MT_FIND_VALUE ? size->value : size->hi);
+        /* "modulo" alone only where those bits are every bit of a line
+         * address the path reaches. */
+        if (top >= 0 && top < 62 && ((uint64_t)2 << top) * line < limit)
+            snprintf(fi.text, sizeof fi.text, "modulo (line-address bits 0-%d)", top);
+        else
+            snprintf(fi.text, sizeof fi.text, "modulo");
+        note_size(&fs, t, (double)(sets * ways * line));
     } else if (hash.recovered) {
-        hash_findings(c, &hash, line, line_f->confidence, size, &fw, &fs, &fi, &fm);
+        hash_findings(c, t, &hash, &fw, &fs, &fi, &fm);
         masks = hash.rank > 0; /* one set: fully associative, modulo 1, no masks */
     } else {
-        /* Any W elements fit in any index, so W <= every capacity; the
-         * sets are the lines over the ways, with the size's low end. */
-        double low = size->kind == MT_FIND_RANGE ? size->lo : size->value;
-        uint64_t n_low = (uint64_t)low / line;
+        /* Any W elements fit in any index, so W <= every capacity.  A
+         * chain that fits had every element resident at once, so the cache
+         * has at least its elements' lines: the sets are at least the most
+         * of them over the ways' bound.  Only a lower bound: a hashed cache
+         * can lose lines before it is full, so its first misses (the size)
+         * may undercount its lines.  "Fits" rests on the hit threshold that
+         * also found the size (a next level close in latency passes for
+         * hits), so the bound is no surer than the size. */
+        uint64_t n_low = 1;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].lo > n_low)
+                n_low = s[i].lo;
         if (!max_ways)
             max_ways = 1;
         mt_note_threshold(c, "GEOMETRY_RANGE_CONF", GEOMETRY_RANGE_CONF,
@@ -415,15 +490,15 @@ static mt_err run_geometry(mt_probe_ctx *c)
              * sets keep the capacities' bound: the size they divide is
              * itself only within its tolerance.) */
             fw = mt_find_value((double)hash.ways, "count", MT_SRC_MEASURED,
-                               "eviction set (group testing)", line_f->confidence,
+                               "eviction set (group testing)", t->confidence,
                                "%u lines of one set overflow it and any %u of them fit; "
                                "capacities %s", hash.ways + 1, hash.ways, caps);
         }
-        /* A lower bound only: a hashed cache can lose lines before it is
-         * full, so its first misses (the size) may undercount its lines. */
+        double sets_conf = t->size_confidence < GEOMETRY_RANGE_CONF ? t->size_confidence
+                                                                    : GEOMETRY_RANGE_CONF;
         fs = mt_find_bound((double)((n_low + max_ways - 1) / max_ways), "count", m,
-                           GEOMETRY_RANGE_CONF, "at least %llu lines (the size's low end) over at "
-                           "most %llu ways", (unsigned long long)n_low,
+                           sets_conf, "at least %llu lines (the most elements a "
+                           "chain held) over at most %llu ways", (unsigned long long)n_low,
                            (unsigned long long)max_ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
@@ -435,17 +510,47 @@ static mt_err run_geometry(mt_probe_ctx *c)
         if (hash.why[0])
             mt_finding_append_note(&fi, "XOR hash not recovered: %s", hash.why);
     }
-    mt_set(c, "l1d", "ways", &fw);
-    mt_set(c, "l1d", "sets", &fs);
-    mt_set(c, "l1d", "index", &fi);
+    mt_set(c, t->key, "ways", &fw);
+    mt_set(c, t->key, "sets", &fs);
+    mt_set(c, t->key, "index", &fi);
     if (masks)
-        mt_set(c, "l1d", "index_masks", &fm);
+        mt_set(c, t->key, "index_masks", &fm);
     return MT_OK;
 }
 
+bool mt_geometry_target_of(const mt_probe_ctx *c, mt_cache_id id, mt_geometry_target *t)
+{
+    const char *key = mt_cache_key(id);
+    const mt_finding *size = mt_get(c, key, "size"), *line = mt_get(c, key, "line");
+    const mt_cache_state *cs = &c->cs[id];
+    bool sized = size->kind == MT_FIND_VALUE || size->kind == MT_FIND_RANGE;
+    if (!sized || line->kind != MT_FIND_VALUE || line->value < 1 || !cs->hit_known ||
+        !cs->present)
+        return false; /* no line to count strides in, or no bound on the lines */
+    *t = (mt_geometry_target){
+        .key = key, .name = mt_cache_name(id), .path = mt_cache_path(id),
+        .line = (uint32_t)line->value,
+        .size_lo = size->kind == MT_FIND_RANGE ? size->lo : size->value,
+        .size_hi = size->kind == MT_FIND_RANGE ? size->hi : size->value,
+        .size_confidence = size->confidence,
+        .hit_threshold = cs->hit_threshold, .confidence = line->confidence,
+    };
+    return true;
+}
+
+static mt_err run_geometry(mt_probe_ctx *c)
+{
+    mt_mark_probed(c, "l1d");
+    mt_geometry_target t;
+    if (!mt_geometry_target_of(c, MT_CACHE_L1D, &t))
+        return MT_OK; /* no finding */
+    return mt_geometry_measure(c, &t);
+}
+
 /* Part of the default run (its cost on the H100 is a small share of the
- * report's: docs/method.md); with --only, only when --geometry asks. */
-static bool geometry_requested(const mt_probe_options *o)
+ * report's: docs/method.md); with --only, only when --geometry asks.  The
+ * same for cache_geom and policy, which stand on this probe's findings. */
+bool mt_geometry_requested(const mt_probe_options *o)
 {
     return o->geometry || !o->only_set;
 }
@@ -463,5 +568,5 @@ const mt_probe_desc mt_probe_geometry = {
     .summary = "L1 data ways, sets and set index (modulo, or the XOR masks of a hash) from "
                "chains at strides of 2^j and 2^j + 1 lines and eviction sets",
     .rank = 95, .provides = geometry_provides, .requires = geometry_requires,
-    .run = run_geometry, .requested = geometry_requested,
+    .run = run_geometry, .requested = mt_geometry_requested,
 };

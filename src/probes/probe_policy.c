@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "confidence.h"
-#include "probe_internal.h"
+#include "geometry.h"
 
 /* Samples (sets) per test: 96 give 288 victims in all, enough to tell
  * Fermi's 3 / (W + 2) from random's 1 / W up to 16 ways (a gap of at
@@ -143,9 +143,14 @@ static mt_err run_policy(mt_probe_ctx *c)
     const mt_cache_state *cs = &c->cs[MT_CACHE_L1D];
     mt_finding f;
     char why[160] = "";
-    bool modulo = fi->kind == MT_FIND_TEXT && strcmp(fi->text, "modulo") == 0 &&
+    bool modulo = fi->kind == MT_FIND_TEXT && strncmp(fi->text, "modulo", 6) == 0 &&
                   fi->confidence >= MT_CONF_TRUSTED && fw->kind == MT_FIND_VALUE &&
                   fs->kind == MT_FIND_VALUE && line->kind == MT_FIND_VALUE;
+    /* "modulo (line-address bits 0-B)" vouches for lines below 2^(B+1)
+     * only: the tests' lines (below (W + 1) S) must lie there. */
+    int top;
+    if (modulo && sscanf(fi->text, "modulo (line-address bits 0-%d)", &top) == 1)
+        modulo = top < 62 && (fw->value + 1) * fs->value <= (double)((uint64_t)2 << top);
     uint32_t ways = modulo ? (uint32_t)fw->value : 0, sets = modulo ? (uint32_t)fs->value : 0;
     uint32_t ln = line->kind == MT_FIND_VALUE ? (uint32_t)line->value : 0;
     /* Copies: mt_set may move the findings these pointers read. */
@@ -276,14 +281,6 @@ static mt_err run_policy(mt_probe_ctx *c)
     return MT_OK;
 }
 
-/* Part of the default run like the geometry it stands on (it issues no
- * experiment where the geometry is not modulo); with --only, when
- * --geometry asks. */
-static bool policy_requested(const mt_probe_options *o)
-{
-    return o->geometry || !o->only_set;
-}
-
 static const mt_finding_decl policy_provides[] = {
     {"l1d.policy", "replacement policy (per-set tests)"},
     {"l1d.policy_evidence", "replacement evidence (victim, samples, [LRU FIFO PLRU])"},
@@ -296,5 +293,8 @@ const mt_probe_desc mt_probe_policy = {
     .summary = "L1 data replacement policy by name (LRU, FIFO, tree PLRU, random, Fermi) from "
                "sequences within single sets",
     .rank = 96, .provides = policy_provides, .requires = policy_requires, .run = run_policy,
-    .requested = policy_requested,
+    /* Part of the default run like the geometry it stands on (it issues
+     * no experiment where the geometry is not modulo); with --only, when
+     * --geometry asks. */
+    .requested = mt_geometry_requested,
 };
