@@ -196,11 +196,11 @@ clean:
 	rm -rf $(B)
 
 # Developer tool (tools/capscan.c): capacities at many strides.
-$(B)/capscan: tools/capscan.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
+$(B)/capscan: tools/capscan.c tools/tool_session.h $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -Isrc -o $@ $< $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 # Developer tool (tools/l1profile.c): the L1's miss profile across its capacity.
-$(B)/l1profile: tools/l1profile.c $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
+$(B)/l1profile: tools/l1profile.c tools/tool_session.h $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -Isrc -o $@ $< $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 .PHONY: all test bench clean deps

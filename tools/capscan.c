@@ -7,44 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/probe_internal.h"
+#include "tool_session.h"
 
 int main(int argc, char **argv)
 {
-    mt_errinfo ei = {{0}};
-    mt_backend *be = NULL;
-    int a = 1;
+    mt_tool_session ts;
     mt_err err;
-    mt_backend_args args = {.target = NULL, .device = 0};
-    if (argc > 2 && strcmp(argv[1], "--sim") == 0) {
-        args.target = argv[2];
-        err = mt_backend_open("sim", &args, &be, &ei);
-        a = 3;
-    } else {
-        err = mt_backend_open("cuda", &args, &be, &ei);
-    }
-    if (err != MT_OK || argc - a < 4) {
-        fprintf(stderr, "capscan: %s\n", err ? ei.msg : "usage: capscan [--sim P] PATH START LIMIT STRIDE...");
+    int a = mt_tool_open(&ts, argc, argv);
+    if (a < 0 || argc - a < 4) {
+        fprintf(stderr, "capscan: %s\n", a < 0 ? ts.ei.msg : "usage: capscan [--sim P] PATH START LIMIT STRIDE...");
+        mt_backend_destroy(ts.be);
         return 2;
     }
     mt_path path;
     if (mt_path_from_name(argv[a], &path) != 0)
         return 2;
     uint64_t start = strtoull(argv[a + 1], NULL, 0), limit = strtoull(argv[a + 2], NULL, 0);
-    mt_topology topo;
-    memset(&topo, 0, sizeof topo);
-    mt_probe_options opt;
-    mt_probe_options_default(&opt);
-    mt_probe_ctx c;
-    memset(&c, 0, sizeof c);
-    c.be = be;
-    c.opt = &opt;
-    c.topo = &topo;
-    c.ei = &ei;
-    mt_backend_info(be, &c.dev, &ei);
-    const mt_probe_desc *cal = mt_probe_find("calibrate");
-    c.desc = cal;
-    if (!cal || (err = cal->run(&c)) != MT_OK)
+    mt_probe_ctx *c = &ts.c;
+    mt_errinfo *ei = &ts.ei;
+    if ((err = mt_tool_calibrate(&ts)) != MT_OK)
         goto fail;
     for (int i = a + 3; i < argc; i++) {
         uint32_t s = (uint32_t)strtoul(argv[i], NULL, 0);
@@ -53,7 +34,7 @@ int main(int argc, char **argv)
                             .granule = s > st / 256 ? s : st / 256 / s * s,
                             .ref_footprint = 8ull * s, .hit_threshold = NAN};
         mt_cap_result r;
-        if ((err = mt_capacity_search(&c, &q, &r)) != MT_OK)
+        if ((err = mt_capacity_search(c, &q, &r)) != MT_OK)
             goto fail;
         printf("%s stride %5u: kind %d  %10llu .. %10llu B  (%llu elements)  p=%.2g opt=%d %llu..%llu\n",
                argv[a], s, r.kind, (unsigned long long)r.lo, (unsigned long long)r.hi,
@@ -61,10 +42,10 @@ int main(int argc, char **argv)
                (unsigned long long)r.opt_lo, (unsigned long long)r.opt_hi);
         fflush(stdout);
     }
-    mt_backend_destroy(be);
+    mt_backend_destroy(ts.be);
     return 0;
 fail:
-    fprintf(stderr, "capscan: %s\n", ei.msg);
-    mt_backend_destroy(be);
+    fprintf(stderr, "capscan: %s\n", ei->msg);
+    mt_backend_destroy(ts.be);
     return 1;
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/probe_internal.h"
+#include "tool_session.h"
 
 #define LINE 128u
 #define TIMED_LAPS 4u
@@ -49,21 +49,13 @@ static void print_profile(const mt_probe_ctx *c, const mt_result *r, uint64_t fp
 
 int main(int argc, char **argv)
 {
-    mt_errinfo ei = {{0}};
-    mt_backend *be = NULL;
-    int a = 1;
+    mt_tool_session ts;
     mt_err err;
-    mt_backend_args args = {.target = NULL, .device = 0};
-    if (argc > 2 && strcmp(argv[1], "--sim") == 0) {
-        args.target = argv[2];
-        err = mt_backend_open("sim", &args, &be, &ei);
-        a = 3;
-    } else {
-        err = mt_backend_open("cuda", &args, &be, &ei);
-    }
-    if (err != MT_OK || argc - a < 3) {
+    int a = mt_tool_open(&ts, argc, argv);
+    if (a < 0 || argc - a < 3) {
         fprintf(stderr, "l1profile: %s\n",
-                err ? ei.msg : "usage: l1profile [--sim SPEC] FROM_KIB TO_KIB STEP_B [PERCENT...]");
+                a < 0 ? ts.ei.msg : "usage: l1profile [--sim SPEC] FROM_KIB TO_KIB STEP_B [PERCENT...]");
+        mt_backend_destroy(ts.be);
         return 2;
     }
     uint64_t from = strtoull(argv[a], NULL, 0) * 1024, to = strtoull(argv[a + 1], NULL, 0) * 1024;
@@ -76,27 +68,15 @@ int main(int argc, char **argv)
     if (np == 0)
         percents[np++] = -1;
 
-    mt_topology topo;
-    memset(&topo, 0, sizeof topo);
-    mt_probe_options opt;
-    mt_probe_options_default(&opt);
-    mt_probe_ctx c;
-    memset(&c, 0, sizeof c);
-    c.be = be;
-    c.opt = &opt;
-    c.topo = &topo;
-    c.ei = &ei;
-    mt_backend_info(be, &c.dev, &ei);
-    const mt_probe_desc *cal = mt_probe_find("calibrate");
-    c.desc = cal;
-    if (!cal || (err = cal->run(&c)) != MT_OK)
+    mt_probe_ctx *c = &ts.c;
+    if ((err = mt_tool_calibrate(&ts)) != MT_OK)
         goto fail;
     /* The hit threshold from a 32 KiB chain that fits in any L1. */
-    mt_experiment ref = mt_exp_chase(MT_PATH_GLOBAL_CA, 32768, LINE, 2, mt_fine_loads(&c, 32768, LINE, 8),
+    mt_experiment ref = mt_exp_chase(MT_PATH_GLOBAL_CA, 32768, LINE, 2, mt_fine_loads(c, 32768, LINE, 8),
                                      MT_MODE_FINE);
     double *rx;
     size_t rn;
-    if ((err = mt_run_fine(&c, &ref, &rx, &rn)) != MT_OK)
+    if ((err = mt_run_fine(c, &ref, &rx, &rn)) != MT_OK)
         goto fail;
     double thr = mt_hit_threshold(rx, rn);
     printf("hit threshold %.1f cycles (from %zu loads)\n", thr, rn);
@@ -109,7 +89,7 @@ int main(int argc, char **argv)
     for (int p = 0; p < np; p++)
         for (uint64_t fp = from; fp <= to; fp += step)
             for (int o = 0; o < 2; o++) {
-                uint32_t loads = mt_fine_loads(&c, fp, LINE, TIMED_LAPS);
+                uint32_t loads = mt_fine_loads(c, fp, LINE, TIMED_LAPS);
                 loads -= loads % (uint32_t)(fp / LINE);
                 if (loads == 0)
                     loads = (uint32_t)(fp / LINE);
@@ -124,19 +104,19 @@ int main(int argc, char **argv)
                 fps[n++] = fp;
             }
     mt_result *r = calloc(n, sizeof *r);
-    if ((err = mt_run(&c, e, n, r)) != MT_OK)
+    if ((err = mt_run(c, e, n, r)) != MT_OK)
         goto fail;
     for (size_t i = 0; i < n; i++)
-        print_profile(&c, &r[i], fps[i], ord[i], pct[i], thr);
+        print_profile(c, &r[i], fps[i], ord[i], pct[i], thr);
     mt_results_free(r, n);
     free(e);
     free(ord);
     free(pct);
     free(fps);
-    mt_backend_destroy(be);
+    mt_backend_destroy(ts.be);
     return 0;
 fail:
-    fprintf(stderr, "l1profile: %s\n", ei.msg);
-    mt_backend_destroy(be);
+    fprintf(stderr, "l1profile: %s\n", ts.ei.msg);
+    mt_backend_destroy(ts.be);
     return 1;
 }
