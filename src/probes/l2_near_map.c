@@ -36,6 +36,20 @@ double mt_near_far_foreign_share(const double *v, size_t n, double thr)
     return foreign;
 }
 
+double mt_one_class_hidden_gap(const double *v, size_t n)
+{
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x)
+        return INFINITY; /* unknown: as unresolved */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            x[k++] = v[i];
+    double gap = k > 1 ? ONE_CLASS_HIDDEN_SDS * mt_robust_sd(x, k) : INFINITY;
+    free(x);
+    return gap;
+}
+
 void mt_near_map_free(mt_near_map *m)
 {
     if (!m)

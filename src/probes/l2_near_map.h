@@ -27,6 +27,24 @@
  * one partition fall into two groups. */
 #define MAP_MAX_MISCLASS 0.05
 
+/* A near share is stated as a value when its binomial error over the
+ * chain's lines is at most this (0.024 for 432 lines and two partitions):
+ * shares are read to two decimals.  Beyond, it is a range of MAP_SHARE_Z
+ * errors.  The same MAP_SHARE_Z errors bound a stated share wherever it is
+ * compared with another finding (probe_l2_map.c's check against the
+ * partition size, derive_l2_partition_vs_map.c). */
+#define MAP_SHARE_MAX_ERROR 0.025
+#define MAP_SHARE_Z 4.0
+
+/* One latency class hides a far class closer than this many robust
+ * standard deviations of the values split (line medians or loads): below
+ * about 4 sds a far class of 1/2..7/8 of the lines leaves no second mode
+ * that BIC prefers on a few hundred values (seed 980 of the random specs:
+ * 27 cycles under line medians spread by ~10 cycles, 8 partitions, went
+ * unseen).  The latency of one class is then a mean over near and far
+ * lines, up to that gap from the near one. */
+#define ONE_CLASS_HIDDEN_SDS 4.0
+
 /* Line marks of mt_near_map.mark. */
 enum { MT_LINE_NEAR = 0, MT_LINE_FAR = 1, MT_LINE_MISS = 2 };
 
@@ -65,5 +83,12 @@ void mt_near_map_free(mt_near_map *m);
  * crosses the cut, relative to the other class's size; 1 when a class is
  * empty or memory runs out (counts as overlapping). */
 double mt_near_far_foreign_share(const double *v, size_t n, double thr);
+
+/* The largest near/far gap one latency class of these n values may hide:
+ * ONE_CLASS_HIDDEN_SDS robust sds (NAN values left out).  One class stands
+ * for the near latency, to the precision a latency is stated, when this is
+ * at most MT_LATENCY_MAX_HALF_WIDTH (or a partition test confirms that the
+ * L2 has no partitions). */
+double mt_one_class_hidden_gap(const double *v, size_t n);
 
 #endif

@@ -16,6 +16,11 @@ double mt_robust_sd(const double *x, size_t n)
     return (mt_hit_threshold(x, n) - mt_median(x, n)) / MT_HIT_MARGIN_MADS;
 }
 
+double mt_bonferroni_level(double family, size_t intervals)
+{
+    return 1 - (1 - family) / (double)(intervals ? intervals : 1);
+}
+
 bool mt_latency_precise(const mt_median_interval *ci)
 {
     double half = fmax(ci->hi - ci->median, ci->median - ci->lo);

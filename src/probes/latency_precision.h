@@ -20,6 +20,12 @@
  * but a range. */
 #define MT_LATENCY_MAX_HALF_WIDTH 2.0
 
+/* The level of each of k intervals stated together so that all of them
+ * hold their latencies at `family` (Bonferroni: the misses' probabilities
+ * add up): a report that states several latencies at 95% apiece holds a
+ * wrong one far more often than one in twenty. */
+double mt_bonferroni_level(double family, size_t intervals);
+
 /* Robust standard deviation of latency samples: 1.4826 MAD, from the hit
  * threshold's own margin (median + MT_HIT_MARGIN_MADS robust sds, at least
  * MT_MIN_CLASS_GAP_CYCLES), so one rule gives both.  Timer outliers barely

@@ -40,8 +40,8 @@
  * the first ones (one experiment each, ~1 ms on a GPU). */
 #define MAP_MAX_SMS 256
 /* The share of the L2 one SM can use (l2.partition_size / l2.size) and the
- * near share agree within this many binomial errors of the near share ... */
-#define MAP_SHARE_Z 4.0
+ * near share agree within MAP_SHARE_Z (l2_near_map.h) binomial errors of
+ * the near share ... */
 /* ... plus this share of the near share: the capacity before the first
  * eviction is below the partition (hashed placement, non-LRU replacement:
  * the H100 uses 22.9 of 25 MiB, 8% less). */
@@ -50,10 +50,6 @@
  * another chain) agree within this many cycles: each is pinned to
  * MT_LATENCY_MAX_HALF_WIDTH, so twice that plus one cycle of rounding. */
 #define MAP_FAR_AGREE_CYCLES (2 * MT_LATENCY_MAX_HALF_WIDTH + 1)
-/* A near share is stated as a value when its binomial error over the
- * chain's lines is at most this (0.024 for 432 lines and two partitions):
- * shares are read to two decimals.  Beyond, it is a range. */
-#define MAP_SHARE_MAX_ERROR 0.025
 /* Coverage of all the map's latency intervals together (simultaneous_level):
  * a map is one finding for its reader, and one GPU in a thousand may see
  * one of its latencies outside its interval, as one latency in twenty
@@ -205,7 +201,7 @@ static mt_finding class_latency(const double *x, size_t n, double level, double 
  * MAP_FAMILY_LEVEL (Bonferroni: the misses' probabilities add up). */
 static double simultaneous_level(size_t intervals)
 {
-    return 1 - (1 - MAP_FAMILY_LEVEL) / (double)(intervals ? intervals : 1);
+    return mt_bonferroni_level(MAP_FAMILY_LEVEL, intervals);
 }
 
 /* A near share of the chain's lines: the share of all addresses near is
@@ -282,7 +278,7 @@ static void group_sms_text(const mt_near_map *m, int g, char *out, size_t cap)
 /* The checks between findings (docs/method.md): returns why the map is
  * not to be trusted ("" when nothing contradicts it), appending to why. */
 static void check_map(const mt_probe_ctx *c, const mt_near_map *m, double share,
-                      double far0, char *why, size_t cap)
+                      double far0, double hidden, char *why, size_t cap)
 {
     size_t len = strlen(why);
 #define WHY(...) (len += (size_t)snprintf(why + len, len < cap ? cap - len : 0, __VA_ARGS__))
@@ -303,6 +299,13 @@ static void check_map(const mt_probe_ctx *c, const mt_near_map *m, double share,
         WHY("%s%.1f%% of the lines are near for two groups (a line has one home)",
             len ? "; " : "", 100 * m->overlap);
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
+    /* One class with line latencies too spread to rule out a far class
+     * (mt_one_class_hidden_gap), while no trusted partition test says the
+     * L2 has none: the "near" lines may be near and far ones together. */
+    bool no_partitions = ps->kind == MT_FIND_ABSENT && ps->confidence >= MT_CONF_TRUSTED;
+    if (!m->two_classes && !no_partitions && hidden > MT_LATENCY_MAX_HALF_WIDTH)
+        WHY("%sone latency class, but its line latencies could hide a far class up to %.0f "
+            "cycles away", len ? "; " : "", hidden);
     if (ps->confidence >= MT_CONF_TRUSTED && c->dev.l2_bytes) {
         double want = ps->kind == MT_FIND_VALUE ? ps->value / (double)c->dev.l2_bytes
                       : ps->kind == MT_FIND_ABSENT ? 1.0
@@ -332,6 +335,17 @@ static void set_or_doubt(mt_probe_ctx *c, const char *name, mt_finding f, const 
     mt_set(c, "l2", name, &f);
 }
 
+/* The far gap one class of line latencies may hide (every SM's lines that
+ * hit; buf holds n_sm x n_lines values). */
+static double hit_lines_hidden_gap(const mt_near_map *m, const map_samples *ms, double *buf)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_sm * m->n_lines; i++)
+        if (m->mark[i] != MT_LINE_MISS)
+            buf[k++] = ms->v[i];
+    return mt_one_class_hidden_gap(buf, k);
+}
+
 /* Findings of the map: the map itself, groups, near share, far penalty
  * and per group its SMs' near share and latencies. */
 static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const map_samples *ms)
@@ -350,8 +364,9 @@ static mt_err report_map(mt_probe_ctx *c, const mt_near_map *m, const map_sample
     /* SM 0's group (group 0): its far latency is the L2 probe's far class. */
     size_t nf = class_values(m, ms, 0, MT_LINE_FAR, x);
     double far0 = nf ? mt_median(x, nf) : NAN;
+    double hidden = m->two_classes ? 0 : hit_lines_hidden_gap(m, ms, x);
     char why[240] = "";
-    check_map(c, m, share, far0, why, sizeof why);
+    check_map(c, m, share, far0, hidden, why, sizeof why);
     char how[200];
     snprintf(how, sizeof how,
              "%zu lines at a %u B stride, warm, %u laps x %d rounds timed from each of %zu SMs; %s",
@@ -430,6 +445,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "L2 map: relative slack between the near share and partition/L2 size");
     mt_note_threshold(c, "MAP_FAR_AGREE_CYCLES", MAP_FAR_AGREE_CYCLES,
                       "L2 map: SM 0's far latency and l2.far_latency agree within this");
+    mt_note_threshold(c, "ONE_CLASS_HIDDEN_SDS", ONE_CLASS_HIDDEN_SDS,
+                      "L2: one latency class may hide a far class this many robust sds away");
     mt_note_latency_precision(c);
 }
 
