@@ -12,15 +12,22 @@ source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 fx="$root/tests/fixtures/h100-sxm5-2"
 table() { sed -n '/^Caches$/,/^Latency and miss/p' "$1"; }
+# The L2's near and far latency and its miss penalty follow the L2 map
+# since the runs were recorded (derivation l2_latency_from_map, branch
+# s5-l2fix; same experiments): they are left out of the equality with the
+# GPU runs until the next recording and checked against the GPU runs' map
+# below instead.
+table_but_l2() { table "$1" | grep -v '^L2 '; }
+digest_but_l2() { $PY "$root/tests/findings_digest.py" "$1" | grep -Ev '^l2\.(latency|far_latency|miss_penalty)\|'; }
 
 check "fixture unpacks" tar -C "$tmp" -xJf "$fx/recording.tar.xz"
 run_mt --replay "$tmp/rec" --quiet --json "$tmp/replay.json"
 check "replay exits 0" rc_is 0
-check "replayed table equals the table printed on the H100" diff <(table "$fx/report.txt") <(table "$tmp/out")
+check "replayed table equals the table printed on the H100 (but the L2 row)" diff <(table_but_l2 "$fx/report.txt") <(table_but_l2 "$tmp/out")
 check "replay JSON validates against the schema" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$tmp/replay.json"
 check "GPU JSON validates against the schema" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$fx/report.json"
-check "replayed findings equal the GPU run's" diff <($PY "$root/tests/findings_digest.py" "$fx/report.json") \
-  <($PY "$root/tests/findings_digest.py" "$tmp/replay.json")
+check "replayed findings equal the GPU run's (but the L2 latencies)" diff <(digest_but_l2 "$fx/report.json") \
+  <(digest_but_l2 "$tmp/replay.json")
 check "replayed device equals the GPU run's" $PY - "$fx/report.json" "$tmp/replay.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
@@ -87,9 +94,9 @@ PY
 check "carveout fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-carveout.tar.xz"
 run_mt --replay "$tmp/rec-carveout" --carveout all --quiet --json "$tmp/carveout.json"
 check "carveout replay exits 0" rc_is 0
-check "carveout replay's table equals the GPU run's" diff <(table "$fx/report-carveout.txt") <(table "$tmp/out")
-check "carveout replay's findings equal the GPU run's" diff <($PY "$root/tests/findings_digest.py" "$fx/report-carveout.json") \
-  <($PY "$root/tests/findings_digest.py" "$tmp/carveout.json")
+check "carveout replay's table equals the GPU run's (but the L2 row)" diff <(table_but_l2 "$fx/report-carveout.txt") <(table_but_l2 "$tmp/out")
+check "carveout replay's findings equal the GPU run's (but the L2 latencies)" diff <(digest_but_l2 "$fx/report-carveout.json") \
+  <(digest_but_l2 "$tmp/carveout.json")
 check "H100 carveout sweep: slope -1 within 2%, every size on the line within 1%" $PY - "$tmp/carveout.json" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
@@ -129,6 +136,26 @@ assert l2["map_groups"]["value"] == 2 and l2["map_groups"]["confidence"] >= 0.5,
 assert 0.4 <= l2["near_share"]["value"] <= 0.6, l2["near_share"]
 assert 10 <= l2["far_penalty"]["value"] <= 80, l2["far_penalty"]
 assert len(l2["sm_map"]["text"]) == r["device"]["sm_count"] and set(l2["sm_map"]["text"]) == {"0", "1"}
+PY
+# Issue 8 part 5: the L2 findings agree with the map.  SM 0's own split saw
+# overlapping classes (278 and 299 cycles at 0.3); the replay states the
+# map's near and far latency of SM 0's group (270 and 301 at 0.9), the miss
+# penalty subtracts that near latency, and the partition size (22.9 MiB)
+# fits the two partitions of 25 MiB that the map's two groups show.
+check "H100 L2 latencies and miss penalty are the map's, the partition size fits it" $PY - "$fx/report.json" "$tmp/replay.json" <<'PY'
+import json, sys
+gpu, rep = (next(o for o in json.load(open(p))["objects"] if o["key"] == "l2")["findings"] for p in sys.argv[1:3])
+dram = next(o for o in json.load(open(sys.argv[2]))["objects"] if o["key"] == "dram")["findings"]
+for name, g in (("latency", "near_latency_g0"), ("far_latency", "far_latency_g0")):
+    f = rep[name]
+    assert f["source"] == "derived" and f["method"] == "l2-map, SM 0's group", (name, f)
+    assert f["kind"] == gpu[g]["kind"] == "value" and f["value"] == gpu[g]["value"], (name, f, gpu[g])
+    assert f["confidence"] >= 0.5 and gpu[name]["confidence"] < 0.5, (name, f, gpu[name])
+assert 265 <= rep["latency"]["value"] <= 275 and 295 <= rep["far_latency"]["value"] <= 308, rep["latency"]
+pen = rep["miss_penalty"]
+assert abs(pen["value"] - (dram["latency"]["value"] - rep["latency"]["value"])) < 1e-6, pen
+ps = rep["partition_size"]
+assert ps["confidence"] >= 0.5 and ps["value"] <= 1.03 * rep["size"]["value"] / 2, ps
 PY
 
 finish
