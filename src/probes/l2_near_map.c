@@ -6,6 +6,7 @@
 #include "../analysis/analysis.h"
 #include "l2_near_map.h"
 #include "latency_precision.h"
+#include "probe_internal.h"
 
 double mt_near_far_foreign_share(const double *v, size_t n, double thr)
 {
@@ -45,7 +46,10 @@ double mt_one_class_hidden_gap(const double *v, size_t n)
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i]))
             x[k++] = v[i];
-    double gap = k > 1 ? ONE_CLASS_HIDDEN_SDS * mt_robust_sd(x, k) : INFINITY;
+    /* The spread itself, not mt_robust_sd's (floored by the hit margin's
+     * MT_MIN_CLASS_GAP_CYCLES: it would hide 6 cycles in noise-free lines). */
+    double sd = k > 1 ? 1.4826 * mt_mad(x, k) : NAN;
+    double gap = sd >= 0 ? ONE_CLASS_HIDDEN_SDS * sd : INFINITY;
     free(x);
     return gap;
 }

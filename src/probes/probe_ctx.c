@@ -87,20 +87,25 @@ double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_re
     return (double)r->cycles[0][0] / (double)e->loads - c->overhead_agg;
 }
 
-double mt_hit_threshold(const double *ref, size_t n)
+double mt_mad(const double *x, size_t n)
 {
-    double med = mt_median(ref, n);
+    double med = mt_median(x, n);
     double *dev = malloc((n ? n : 1) * sizeof *dev);
     if (!dev)
-        return med + MT_MIN_CLASS_GAP_CYCLES;
+        return NAN;
     for (size_t i = 0; i < n; i++)
-        dev[i] = fabs(ref[i] - med);
+        dev[i] = fabs(x[i] - med);
     double mad = mt_median(dev, n);
     free(dev);
-    double margin = MT_HIT_MARGIN_MADS * 1.4826 * mad;
-    if (margin < MT_MIN_CLASS_GAP_CYCLES)
+    return mad;
+}
+
+double mt_hit_threshold(const double *ref, size_t n)
+{
+    double margin = MT_HIT_MARGIN_MADS * 1.4826 * mt_mad(ref, n);
+    if (!(margin >= MT_MIN_CLASS_GAP_CYCLES)) /* also out of memory (NAN) */
         margin = MT_MIN_CLASS_GAP_CYCLES;
-    return med + margin;
+    return mt_median(ref, n) + margin;
 }
 
 static int cmp_double(const void *a, const void *b)

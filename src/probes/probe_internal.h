@@ -113,6 +113,9 @@ mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, ui
 /* Hit threshold from an all-hit reference: median + max(MT_MIN_CLASS_GAP_CYCLES,
  * MT_HIT_MARGIN_MADS robust standard deviations). */
 double mt_hit_threshold(const double *ref, size_t n);
+/* The median absolute deviation (NAN when out of memory); 1.4826 x it is
+ * the standard deviation of Gaussian samples, robust to outliers. */
+double mt_mad(const double *x, size_t n);
 
 /* Otsu's two classes after dropping the slowest 1% of the samples, so a few
  * interrupt-sized outliers cannot become the "upper class"; high_fraction is
