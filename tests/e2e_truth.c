@@ -653,6 +653,11 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
     bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);
     bad += exact(F(t, "l2", "line"), l2->line, "l2 line", msg, cap);
     bad += latency_ok(F(t, "l2", "latency"), l2->latency, "l2 (near)", msg, cap);
+    /* The L2's miss penalty subtracts the near latency (derive_l2_miss_penalty.c):
+     * a DRAM load costs the DRAM latency whichever partition homes it. */
+    if (l2->cs)
+        bad += penalty_ok(F(t, "l2", "miss_penalty"), truth[MT_CACHE_DRAM].latency - l2->latency,
+                          "l2", msg, cap);
     if (l2->cs && l2->cs->partitions > 1) {
         bad += latency_ok(F(t, "l2", "far_latency"), l2->cs->far_latency[MT_SIM_LP_CG], "l2 far", msg, cap);
         double want = (double)s->l2_size / l2->cs->partitions;
