@@ -38,7 +38,7 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     const mt_finding *share = mt_topology_get(t, "l2", "near_share");
     const mt_finding *size = mt_topology_get(t, "l2", "size");
     if (!trusted(ps, false) || !trusted(groups, false) || !trusted(share, true) ||
-        size->kind != MT_FIND_VALUE || !(size->value > 0))
+        !size || size->kind != MT_FIND_VALUE || !(size->value > 0))
         return MT_OK;
     mt_err err = mt_topology_note_threshold(
         t, "PARTITION_OVER_MAP_SLACK", PARTITION_OVER_MAP_SLACK,
