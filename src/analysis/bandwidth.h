@@ -9,9 +9,9 @@
 
 /* A configuration still gains if the best rate at the most bytes in flight
  * tried beats the best at half of it (or less) by more than this share:
- * more in flight might go faster still, so the best rate is only a lower
- * bound.  3% is the simulated ceiling's tolerance (issue 10) and well
- * above a quiet GPU's run-to-run spread of a median (< 1%). */
+ * more in flight might go faster still (the report says so).  3% is the
+ * simulated ceiling's tolerance (issue 10) and well above a quiet GPU's
+ * run-to-run spread of a median (< 1%). */
 #define MT_BW_RISE_SHARE 0.03
 /* A sweep point belongs to the MLP plateau when it reaches this share of
  * the sweep's most requests in flight: 2% is several times the spread of

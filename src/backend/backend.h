@@ -132,7 +132,12 @@ typedef struct {
  *    access `vector_bytes` wide, `in_flight` independent accesses issued
  *    before any is used.  A block thus touches bytes / blocks of the
  *    buffer, the same bytes at every repeat.  Shared path: each block
- *    streams bytes / blocks of its own shared memory.
+ *    streams bytes / blocks of its own shared memory.  When one round of
+ *    the launch (step = blocks x threads x vector_bytes x in_flight, per
+ *    block for shared) spans more than the bytes, accesses wrap around
+ *    them (vector index modulo bytes / vector_bytes): a small footprint
+ *    can still have many bytes in flight, and a repeat then moves `step`
+ *    bytes, not `bytes`.  Moved per repeat: max(bytes, step).
  *  - chase (since 2.2, MT_CAP_STREAM_CHASE; memory-level parallelism):
  *    every thread follows its own dependent chain through its own
  *    bytes / (blocks x threads) bytes, one 4-byte load per chain[0].stride
@@ -141,7 +146,8 @@ typedef struct {
  * (bytes, 2 x bytes for a copy), chain[0].stride = vector_bytes (a chase:
  * its stride), loads = repeats, aggregate mode, no warm-up.  Result: one
  * chain of two samples: cycles[0][0] = SM cycles of the slowest block,
- * cycles[0][1] = nanoseconds of the whole launch (globaltimer). */
+ * cycles[0][1] = nanoseconds of the whole launch (globaltimer); a sample
+ * that does not fit 32 bits reads UINT32_MAX (saturated). */
 typedef enum { MT_STREAM_READ = 0, MT_STREAM_WRITE, MT_STREAM_COPY, MT_STREAM_CHASE } mt_stream_op;
 #define MT_STREAM_MAX_IN_FLIGHT 8u
 #define MT_STREAM_MAX_BLOCKS 65535u

@@ -123,11 +123,16 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
         return mt_fail(ei, MT_ERR_INVALID_ARG,
                        "stream chase: stride %u must be a multiple of 4 and each thread's share "
                        "hold two of them", c->stride);
-    if (s->bytes == 0 || s->bytes % step || c->footprint != span || c->stride != want_stride ||
-        c->offset % 16)
+    /* A round of the launch covers the bytes whole times, or the bytes
+     * divide it (accesses wrap around them); a chase's threads each get an
+     * equal share. */
+    int whole = s->bytes && s->bytes % ((uint64_t)s->blocks * vec) == 0 &&
+                (s->bytes % step == 0 || (s->op != MT_STREAM_CHASE && step % s->bytes == 0));
+    if (!whole || c->footprint != span || c->stride != want_stride || c->offset % 16)
         return mt_fail(ei, MT_ERR_INVALID_ARG,
-                       "stream of %llu bytes: a multiple of blocks x threads x vector x in_flight "
-                       "(%llu), chain footprint = the span, stride = the vector, offset 16-aligned",
+                       "stream of %llu bytes: a multiple or a divisor of blocks x threads x vector "
+                       "x in_flight (%llu), chain footprint = the span, stride = the vector, "
+                       "offset 16-aligned",
                        (unsigned long long)s->bytes, (unsigned long long)step);
     uint64_t lim = dev->path_limit_bytes[c->path];
     uint64_t need = c->path == MT_PATH_SHARED ? span / s->blocks : c->offset + span;

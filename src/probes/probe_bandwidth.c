@@ -43,10 +43,13 @@
  * two): far from the edge whatever the replacement policy; a copy's two
  * buffers take half. */
 #define BW_L1_SHARE 4u
-/* The L2 footprint is half of what one SM can use (the near partition)
- * or, when that was not measured, an eighth of the driver's L2 (the sim
- * may model half the driver's figure, split in up to four partitions). */
-#define BW_L2_UNKNOWN_DIV 8u
+/* The L2 footprint is a quarter of what one SM can use (the near
+ * partition; a copy's two buffers take half, safe from a measured size a
+ * few percent high) or, when that was not measured, a sixteenth of the
+ * driver's L2 (the sim may model half the driver's figure, split in up to
+ * eight partitions). */
+#define BW_L2_PART_DIV 4u
+#define BW_L2_UNKNOWN_DIV 16u
 /* DRAM streams span this many times the driver's L2. */
 #define BW_DRAM_L2_TIMES 4u
 /* MLP sweep: loads per chase in the shorter run (twice in the longer);
@@ -97,24 +100,44 @@ static mt_experiment config_exp(const mt_probe_ctx *c, const bw_level *l, mt_str
     return e;
 }
 
-/* Bytes one SM moves per repeat (a copy: read + written). */
+/* Bytes one SM moves per repeat (a copy: read + written): its data, or
+ * one round of its threads' accesses when that is wider (they wrap around
+ * the data, backend.h). */
 static double moved_sm(const bw_level *l, mt_stream_op op, const bw_config *k)
 {
-    double b = l->path == MT_PATH_SHARED ? (double)l->fp_sm * k->blocks_per_sm : (double)l->fp_sm;
+    double round_block = (double)k->threads * k->vec * k->in_flight;
+    double b = l->path == MT_PATH_SHARED
+                   ? fmax((double)l->fp_sm, round_block) * k->blocks_per_sm
+                   : fmax((double)l->fp_sm, round_block * k->blocks_per_sm);
     return op == MT_STREAM_COPY ? 2 * b : b;
 }
 
-static uint32_t first_repeats(const bw_level *l, mt_stream_op op, const bw_config *k)
+/* Cycles of one repeat of the ladder's top configuration (pilot) times
+ * the shorter run's repeats may reach this: the ladder's slowest
+ * configuration, with 64 times fewer bytes in flight, then still fits a
+ * 32-bit sample at twice the repeats (2^25 x 64 x 2 = 2^32). */
+#define BW_PILOT_CYCLES_MAX (1u << 25)
+
+static uint32_t first_repeats(const bw_level *l, mt_stream_op op, const bw_config *k,
+                              double pilot_cycles)
 {
     double r = ceil(BW_TARGET_BYTES_SM / moved_sm(l, op, k));
+    if (pilot_cycles > 0 && r * pilot_cycles > BW_PILOT_CYCLES_MAX)
+        r = floor(BW_PILOT_CYCLES_MAX / pilot_cycles);
     return r < 1 ? 1 : (uint32_t)r;
+}
+
+/* A sample the backend saturated (backend.h) carries no time. */
+static double sample(const mt_result *r, int i)
+{
+    return r->cycles[0][i] == UINT32_MAX ? NAN : (double)r->cycles[0][i];
 }
 
 /* Rates of n configurations, runs run0..: pairs of R and 2R repeats in one
  * batch; bw[i] B/clk/SM, gbps[i] GB/s (NAN where a difference is not
  * positive). */
 static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const bw_config *k,
-                      size_t n, uint32_t run0, double *bw, double *gbps)
+                      size_t n, uint32_t run0, double pilot, double *bw, double *gbps)
 {
     mt_experiment *e = calloc(2 * n, sizeof *e);
     mt_result *r = calloc(2 * n, sizeof *r);
@@ -124,7 +147,7 @@ static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const
         return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for %zu stream experiments", 2 * n);
     }
     for (size_t i = 0; i < n; i++) {
-        uint32_t rep = first_repeats(l, op, &k[i]);
+        uint32_t rep = first_repeats(l, op, &k[i], pilot);
         uint32_t run = run0 + (uint32_t)i;
         e[2 * i] = config_exp(c, l, op, &k[i], rep, run);
         e[2 * i + 1] = config_exp(c, l, op, &k[i], 2 * rep, run);
@@ -135,10 +158,10 @@ static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const
             double per_rep = moved_sm(l, op, &k[i]);
             double rep = e[2 * i].u.stream.repeats;
             double S = c->dev.sm_count;
-            bw[i] = mt_bw_slope(rep * per_rep, r[2 * i].cycles[0][0], 2 * rep * per_rep,
-                                r[2 * i + 1].cycles[0][0]);
-            gbps[i] = mt_bw_slope(rep * per_rep * S, r[2 * i].cycles[0][1],
-                                  2 * rep * per_rep * S, r[2 * i + 1].cycles[0][1]);
+            bw[i] = mt_bw_slope(rep * per_rep, sample(&r[2 * i], 0), 2 * rep * per_rep,
+                                sample(&r[2 * i + 1], 0));
+            gbps[i] = mt_bw_slope(rep * per_rep * S, sample(&r[2 * i], 1),
+                                  2 * rep * per_rep * S, sample(&r[2 * i + 1], 1));
         }
         mt_results_free(r, 2 * n);
     }
@@ -147,19 +170,20 @@ static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const
     return err;
 }
 
-/* Whether a configuration fits the level: every thread has whole
- * iterations of work, the SM holds its threads (and, shared, its blocks'
- * arrays). */
+/* Whether a configuration fits the level: a round of accesses covers the
+ * data whole times or wraps around it (powers of two), and, shared, the
+ * SM holds its blocks' arrays. */
 static int config_fits(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op,
                        const bw_config *k)
 {
     uint64_t step = (uint64_t)k->threads * k->vec * k->in_flight;
     if (l->path == MT_PATH_SHARED) {
         uint64_t smem = op == MT_STREAM_COPY ? 2 * l->fp_sm : l->fp_sm;
-        return step <= l->fp_sm && (!c->dev.smem_per_sm ||
-                                    smem * k->blocks_per_sm <= c->dev.smem_per_sm / 2);
+        return (l->fp_sm % step == 0 || step % l->fp_sm == 0) &&
+               (!c->dev.smem_per_sm || smem * k->blocks_per_sm <= c->dev.smem_per_sm / 2);
     }
-    return step * k->blocks_per_sm <= l->fp_sm;
+    step *= k->blocks_per_sm;
+    return l->fp_sm % step == 0 || step % l->fp_sm == 0;
 }
 
 /* The ladder: threads per SM from 256 (or one warp short of it) doubling
@@ -176,12 +200,15 @@ static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, 
     for (uint32_t t = 256; n < cap; t *= 2) {
         if (t > sm_max)
             t = sm_max - sm_max % 32;
-        uint32_t T = t < tmax ? t : tmax;
+        /* Blocks of at most tmax threads making up t (the top: all the SM
+         * holds, as blocks of the block limit when it divides it). */
+        uint32_t blocks = (t + tmax - 1) / tmax;
+        uint32_t T = t / blocks;
         T -= T % 32;
         if (T == 0)
             break;
         for (uint32_t u = 1; u <= MT_STREAM_MAX_IN_FLIGHT && n < cap; u *= 2) {
-            bw_config x = {T, t / T, 16, u};
+            bw_config x = {T, blocks, 16, u};
             if (config_fits(c, l, op, &x))
                 k[n++] = x;
         }
@@ -191,32 +218,26 @@ static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, 
     return n;
 }
 
+/* The two findings of a level and op.  `rising`: the best rate still
+ * grew at the most bytes in flight a launch allows (said in the note: the
+ * level may deliver more to a kernel with more loads in flight than
+ * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT). */
 static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double bw, double gbps,
-                     int bound, const bw_config *k, uint32_t runs)
+                     int rising, const bw_config *k, uint32_t runs)
 {
-    char name[32], cfg[160];
+    char name[32], cfg[224];
     snprintf(cfg, sizeof cfg,
-             "%s of %s; best of %s: %u blocks/SM x %u threads, %u B vectors, %u in flight; "
-             "median of %u runs (difference of R and 2R repeats)%s",
-             op_name(op), l->what, "the ladder", k->blocks_per_sm, k->threads, k->vec,
-             k->in_flight, runs, op == MT_STREAM_COPY ? "; bytes read + written" : "");
-    mt_finding f;
-    double S = c->dev.sm_count;
-    if (bound)
-        f = mt_find_bound(bw * (1 - MT_BW_RISE_SHARE), "B/clk/SM", "stream-difference",
-                          MT_CONF_DIFFERENCE,
-                          "%s; still rising with the bytes in flight the footprint allows", cfg);
-    else
-        f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
-                          "%s", cfg);
+             "%s of %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
+             "flight; median of %u runs (difference of R and 2R repeats)%s%s",
+             op_name(op), l->what, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
+             op == MT_STREAM_COPY ? "; bytes read + written" : "",
+             rising ? "; still rising at the most in flight a launch allows" : "");
+    mt_finding f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
+                                 MT_CONF_DIFFERENCE, "%s", cfg);
     snprintf(name, sizeof name, "bw_%s", op_name(op));
     mt_set(c, l->key, name, &f);
-    if (bound)
-        f = mt_find_bound(gbps * (1 - MT_BW_RISE_SHARE), "GB/s", "stream-difference",
-                          MT_CONF_DIFFERENCE, "%s; %.1f B/clk/SM over %.0f SMs", cfg, bw, S);
-    else
-        f = mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
-                          "%s; %.1f B/clk/SM over %.0f SMs", cfg, bw, S);
+    f = mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
+                      "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count);
     snprintf(name, sizeof name, "gbps_%s", op_name(op));
     mt_set(c, l->key, name, &f);
 }
@@ -245,8 +266,17 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     if (n == 0)
         return MT_OK;
     mt_progress(c, "%s bandwidth of %s (%zu configurations)", op_name(op), l->what, n);
-    mt_err err = measure(c, l, op, k, n, 0, bw, gbps);
+    /* Pilot: one repeat of the top configuration sizes the others' runs. */
+    mt_experiment pe = config_exp(c, l, op, &k[n - 1], 1, BW_MAX_CONFIGS);
+    mt_result pr;
+    mt_err err = mt_run(c, &pe, 1, &pr);
     if (err)
+        return err;
+    double pilot = sample(&pr, 0);
+    mt_results_free(&pr, 1);
+    if (!isfinite(pilot))
+        return MT_OK; /* even one repeat is too long to time: no claim */
+    if ((err = measure(c, l, op, k, n, 0, pilot, bw, gbps)))
         return err;
     size_t best;
     int rising;
@@ -266,7 +296,7 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
             k[m++] = x;
     }
     if (m > n) {
-        if ((err = measure(c, l, op, k + n, m - n, (uint32_t)n, bw + n, gbps + n)))
+        if ((err = measure(c, l, op, k + n, m - n, (uint32_t)n, pilot, bw + n, gbps + n)))
             return err;
         for (size_t i = n; i < m; i++)
             if (isfinite(bw[i]) && bw[i] > bw[best])
@@ -276,7 +306,7 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     double rb[BW_RUNS], rg[BW_RUNS];
     for (uint32_t i = 0; i < BW_RUNS; i++)
         again[i] = k[best];
-    if ((err = measure(c, l, op, again, BW_RUNS, (uint32_t)m, rb, rg)))
+    if ((err = measure(c, l, op, again, BW_RUNS, (uint32_t)m, pilot, rb, rg)))
         return err;
     double b = median3(rb), g = median3(rg);
     if (!isfinite(b) || !isfinite(g))
@@ -321,8 +351,8 @@ static mt_err chase_rates(mt_probe_ctx *c, uint64_t bytes, int dram, const uint3
             double v[R];
             for (uint32_t run = 0; run < R; run++) {
                 const mt_result *a = &r[(i * R + run) * 2], *b = a + 1;
-                v[run] = mt_bw_slope((double)MLP_LOADS * k[i], a->cycles[0][0],
-                                     2.0 * MLP_LOADS * k[i], b->cycles[0][0]);
+                v[run] = mt_bw_slope((double)MLP_LOADS * k[i], sample(a, 0),
+                                     2.0 * MLP_LOADS * k[i], sample(b, 0));
             }
             rate[i] = median3(v);
         }
@@ -350,6 +380,14 @@ static mt_err mlp_level(mt_probe_ctx *c, const char *key, const char *what, uint
     mt_err err = chase_rates(c, bytes, dram, k, n, rate);
     if (err)
         return err;
+    /* The sweep ends before the first point too long to time. */
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(rate[i]) || !(rate[i] > 0)) {
+            n = i;
+            break;
+        }
+    if (n < 2)
+        return MT_OK;
     for (size_t i = 0; i < n; i++)
         chases[i] = k[i];
     mt_mlp_fit fit;
@@ -425,7 +463,10 @@ static mt_err bandwidth(mt_probe_ctx *c)
     for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
         const mt_cache_state *s = &cs[local[i].id];
         uint64_t fp = pow2_floor(s->size / BW_L1_SHARE);
-        if (s->present && fp >= 4096)
+        /* Only a size to trust keeps the data in the cache. */
+        const mt_finding *size = mt_get(c, mt_cache_key(local[i].id), "size");
+        bool trusted = size->kind != MT_FIND_NONE && size->confidence >= MT_CONF_TRUSTED;
+        if (s->present && trusted && fp >= 4096)
             lv[n++] = (bw_level){mt_cache_key(local[i].id), local[i].what, local[i].path, fp,
                                  local[i].ops};
     }
@@ -437,7 +478,7 @@ static mt_err bandwidth(mt_probe_ctx *c)
     const mt_finding *part = mt_get(c, "l2", "partition_size");
     uint64_t l2 = c->dev.l2_bytes;
     uint64_t near = part->kind == MT_FIND_VALUE && part->confidence >= MT_CONF_TRUSTED
-                        ? (uint64_t)part->value / 2
+                        ? (uint64_t)part->value / BW_L2_PART_DIV
                         : l2 / BW_L2_UNKNOWN_DIV;
     uint64_t l2_sm = pow2_floor(near / S);
     if (l2_sm >= 4096)

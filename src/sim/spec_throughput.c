@@ -118,5 +118,17 @@ mt_err mt_sp_read_throughput(pctx *c, const section *s, mt_sim_spec *o)
         o->tp.shared.write = o->tp.shared.read;
     if (o->tp.dram.write_gpu == 0)
         o->tp.dram.write_gpu = o->tp.dram.read_gpu;
+    /* GPU-wide figures of at least the per-SM minimum on every SM. */
+    double gpu_min = MT_SIM_MIN_BW * o->sm_count;
+    const mt_sim_bw_spec *l2 = &o->tp.cache[o->l2];
+    if (l2->read_gpu < gpu_min || l2->write_gpu < gpu_min || o->tp.dram.read_gpu < gpu_min ||
+        o->tp.dram.write_gpu < gpu_min)
+        return mt_sp_err(c, s->line, "[throughput]: GPU-wide figures must be at least %g B/clk "
+                                     "per SM (%g for %d SMs)", MT_SIM_MIN_BW, gpu_min, o->sm_count);
+    /* Streams fill an SM with whole warps in blocks of the block limit. */
+    if (o->max_threads_per_block % 32 || o->max_threads_per_block > 1024 ||
+        o->max_threads_per_sm % o->max_threads_per_block)
+        return mt_sp_err(c, s->line, "[throughput]: streams need max_threads_per_block a multiple "
+                                     "of 32 up to 1024 that divides max_threads_per_sm");
     return MT_OK;
 }
