@@ -127,17 +127,16 @@ typedef struct {
  * `threads` threads stream the chain[0] path's buffer.
  *  - read / write / copy: the buffer's `bytes` (from chain[0].offset on)
  *    are read, written, or read and written to the `bytes` after them
- *    (copy), `repeats` times over, grid-stride: thread g of the launch
- *    accesses vector g, g + G, g + 2G ... (G = blocks x threads), each
- *    access `vector_bytes` wide, `in_flight` independent accesses issued
- *    before any is used.  A block thus touches bytes / blocks of the
- *    buffer, the same bytes at every repeat.  Shared path: each block
- *    streams bytes / blocks of its own shared memory.  When one round of
- *    the launch (step = blocks x threads x vector_bytes x in_flight, per
- *    block for shared) spans more than the bytes, accesses wrap around
- *    them (vector index modulo bytes / vector_bytes): a small footprint
- *    can still have many bytes in flight, and a repeat then moves `step`
- *    bytes, not `bytes`.  Moved per repeat: max(bytes, step).
+ *    (copy), `repeats` times over.  Each block streams its own share,
+ *    bytes / blocks in a row (shared path: in its own shared memory):
+ *    thread t accesses vectors t, t + T, t + 2T ... of it (T = threads),
+ *    each access `vector_bytes` wide, `in_flight` independent accesses
+ *    issued before any is used; the same share at every repeat.  When one
+ *    round of a block (threads x vector_bytes x in_flight) spans more than
+ *    its share, accesses wrap around the share (vector index modulo
+ *    share / vector_bytes): small data can still have many bytes in
+ *    flight, and a repeat moves the round, not the share.  Moved per
+ *    repeat: blocks x max(share, round).
  *  - chase (since 2.2, MT_CAP_STREAM_CHASE; memory-level parallelism):
  *    every thread follows its own dependent chain through its own
  *    bytes / (blocks x threads) bytes, one 4-byte load per chain[0].stride
@@ -157,7 +156,7 @@ typedef struct {
     uint32_t vector_bytes;    /* 4, 8 or 16 (a chase: 4) */
     uint64_t bytes;           /* bytes read (or written) per repeat, all blocks together */
     uint32_t repeats;
-    uint32_t in_flight;       /* 1..MT_STREAM_MAX_IN_FLIGHT (a chase: 1) */
+    uint32_t in_flight;       /* 1, 2, 4 ... MT_STREAM_MAX_IN_FLIGHT (a chase: 1) */
 } mt_stream;
 
 /* MT_KIND_BANKS (implemented by the TLB/banks issue): one warp; thread t

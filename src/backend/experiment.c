@@ -104,8 +104,9 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
         return mt_fail(ei, MT_ERR_INVALID_ARG, "stream vector of %u bytes (4, 8 or 16; a chase 4)",
                        s->vector_bytes);
     if (s->in_flight < 1 || s->in_flight > MT_STREAM_MAX_IN_FLIGHT ||
-        (s->op == MT_STREAM_CHASE && s->in_flight != 1))
-        return mt_fail(ei, MT_ERR_INVALID_ARG, "stream with %u accesses in flight (1..%u; a chase 1)",
+        (s->in_flight & (s->in_flight - 1)) || (s->op == MT_STREAM_CHASE && s->in_flight != 1))
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "stream with %u accesses in flight (a power of two up to %u; a chase 1)",
                        s->in_flight, MT_STREAM_MAX_IN_FLIGHT);
     /* A chase may run any number of threads (the sweep starts at one);
      * the other ops move whole warps. */
@@ -115,7 +116,8 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
         return mt_fail(ei, MT_ERR_INVALID_ARG, "stream of %u blocks x %u threads (blocks 1..%u, "
                        "threads a multiple of 32, a chase's at least 1, up to the block limit)",
                        s->blocks, s->threads, MT_STREAM_MAX_BLOCKS);
-    uint64_t step = (uint64_t)s->blocks * s->threads * vec * s->in_flight;
+    uint64_t round = (uint64_t)s->threads * vec * s->in_flight; /* one block's */
+    uint64_t share = s->bytes / s->blocks;
     uint64_t span = s->op == MT_STREAM_COPY ? 2 * s->bytes : s->bytes;
     uint32_t want_stride = s->op == MT_STREAM_CHASE ? c->stride : vec;
     if (s->op == MT_STREAM_CHASE &&
@@ -123,17 +125,17 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
         return mt_fail(ei, MT_ERR_INVALID_ARG,
                        "stream chase: stride %u must be a multiple of 4 and each thread's share "
                        "hold two of them", c->stride);
-    /* A round of the launch covers the bytes whole times, or the bytes
-     * divide it (accesses wrap around them); a chase's threads each get an
-     * equal share. */
+    /* A block's round covers its share whole times, or the share divides
+     * it (accesses wrap around it); a chase's threads each get an equal
+     * share. */
     int whole = s->bytes && s->bytes % ((uint64_t)s->blocks * vec) == 0 &&
-                (s->bytes % step == 0 || (s->op != MT_STREAM_CHASE && step % s->bytes == 0));
+                (share % round == 0 || (s->op != MT_STREAM_CHASE && round % share == 0));
     if (!whole || c->footprint != span || c->stride != want_stride || c->offset % 16)
         return mt_fail(ei, MT_ERR_INVALID_ARG,
-                       "stream of %llu bytes: a multiple or a divisor of blocks x threads x vector "
-                       "x in_flight (%llu), chain footprint = the span, stride = the vector, "
-                       "offset 16-aligned",
-                       (unsigned long long)s->bytes, (unsigned long long)step);
+                       "stream of %llu bytes: each block's share a multiple or a divisor of "
+                       "threads x vector x in_flight (%llu), chain footprint = the span, stride = "
+                       "the vector, offset 16-aligned",
+                       (unsigned long long)s->bytes, (unsigned long long)round);
     uint64_t lim = dev->path_limit_bytes[c->path];
     uint64_t need = c->path == MT_PATH_SHARED ? span / s->blocks : c->offset + span;
     if (lim && need > lim)

@@ -149,9 +149,10 @@ mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *r
                        st->threads, s->max_threads_per_sm);
     double share = (double)st->bytes * k / st->blocks; /* data of the busiest SM */
     uint64_t span_sm = (uint64_t)(st->op == MT_STREAM_COPY ? 2 * share : share);
-    /* A round wider than the data wraps around it (backend.h). */
-    double step = (double)st->blocks * st->threads * st->vector_bytes * st->in_flight;
-    double moved_sm = (step > st->bytes ? step : (double)st->bytes) * k / st->blocks;
+    /* A block's round wider than its share wraps around it (backend.h). */
+    double round = (double)st->threads * st->vector_bytes * st->in_flight;
+    double block_share = (double)st->bytes / st->blocks;
+    double moved_sm = (round > block_share ? round : block_share) * k;
     mt_sim_stream_level l;
     mt_sim_stream_level_for(s, e->chain[0].path, span_sm, e->chain[0].footprint, &l);
     double busy;
