@@ -481,6 +481,9 @@ static mt_err bandwidth(mt_probe_ctx *c)
                         ? (uint64_t)part->value / BW_L2_PART_DIV
                         : l2 / BW_L2_UNKNOWN_DIV;
     uint64_t l2_sm = pow2_floor(near / S);
+    /* The MLP sweep reads without copying: twice the bandwidth's L2 data,
+     * room for more chases of a warm lap each. */
+    uint64_t l2_mlp = pow2_floor(2 * near);
     if (l2_sm >= 4096)
         lv[n++] = (bw_level){"l2", "the L2 (within the near partition, ld.global.cg)",
                              MT_PATH_GLOBAL_CG, l2_sm, rwc};
@@ -504,7 +507,8 @@ static mt_err bandwidth(mt_probe_ctx *c)
     for (int i = 0; i < n; i++) {
         int dram = strcmp(lv[i].key, "dram") == 0;
         if (dram || strcmp(lv[i].key, "l2") == 0)
-            if ((err = mlp_level(c, lv[i].key, dram ? "DRAM" : "L2", lv[i].fp_sm * S, dram)))
+            if ((err = mlp_level(c, lv[i].key, dram ? "DRAM" : "L2",
+                                 dram ? lv[i].fp_sm * S : l2_mlp, dram)))
                 return err;
     }
     return MT_OK;
