@@ -338,9 +338,9 @@ static void test_refusals_and_info(void **state)
     assert_non_null(strstr(ei.msg, "65536"));
     /* a kind the sim does not announce */
     e[1] = e[0];
-    e[1].kind = MT_KIND_STREAM;
+    e[1].kind = MT_KIND_CLUSTER;
     assert_int_equal(mt_backend_run(b, e, 2, r, &ei), MT_ERR_UNSUPPORTED);
-    assert_non_null(strstr(ei.msg, "stream"));
+    assert_non_null(strstr(ei.msg, "cluster"));
     /* called directly, past mt_backend_run's check, the sim still refuses */
     assert_int_equal(b->ops->run_batch(b, e, 2, r, &ei), MT_ERR_UNSUPPORTED);
     /* the longest list the sim takes runs, in aggregate mode */

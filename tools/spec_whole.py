@@ -38,6 +38,12 @@ What is drawn, and the limits kept:
     - partition_of_sm for about half the partitioned L2s on devices with
       at least as many SMs as partitions: every partition named, shuffled,
       in N*P runs or one entry each (the list repeats over the SMs).
+  * the [throughput] section (issue 10) in about 70% of the specs, from a
+    third RNG (seeded from the seed) so that no other draw changes: every
+    streamed cache's read figure (and its write figure half the time)
+    log-uniform over the format's 1..4096 B/clk per SM, shared memory's
+    likewise, the L2's and DRAM's GPU-wide figures log-uniform from 1 B/clk
+    per SM to the format's 10^6 B/clk, and mshr log-uniform over 1..65536.
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -298,4 +304,47 @@ outlier_cycles = {R.randint(200, 10000)}
     shared = R.randint(18, 40)
     out.append(f"[dram]\nlatency = {dram}\nnoise = {_noise(R, dram)}\n\n"
                f"[shared]\nlatency = {shared}\nnoise = {_noise(R, shared)}\n")
+    out.append(_throughput(seed, out, sm_count))
     return "\n".join(out)
+
+
+BW_SM = (1.0, 4096.0)     # docs/spec-format.md, [throughput]: per-SM figures
+BW_GPU_MAX = 1e6          # ... and GPU-wide ones (at least 1 B/clk per SM)
+MSHR = (1, 65536)
+
+
+def _throughput(seed, sections, sm_count):
+    """A [throughput] section for the caches drawn (or none)."""
+    T = random.Random(f"issue10 {seed}")
+    if T.random() < 0.3:
+        return ""
+
+    def sm_fig():
+        return round(_log_uniform(T, *BW_SM), 2)
+
+    def gpu_fig():
+        return round(_log_uniform(T, sm_count * BW_SM[0], BW_GPU_MAX), 2)
+
+    lines = ["[throughput]"]
+    for text in sections:
+        if not text.startswith("[cache "):
+            continue
+        name = text.split("]")[0][len("[cache "):]
+        serves = [l.split("=", 1)[1].split() for l in text.splitlines() if l.startswith("serves")][0]
+        if serves == ["const"]:
+            continue                      # constant data is not streamed
+        lines.append(f"{name}.read = {sm_fig()}")
+        if T.random() < 0.5:
+            lines.append(f"{name}.write = {sm_fig()}")
+        if serves == ["all"]:
+            lines.append(f"{name}.read_gpu = {gpu_fig()}")
+            if T.random() < 0.5:
+                lines.append(f"{name}.write_gpu = {gpu_fig()}")
+    lines.append(f"shared.read = {sm_fig()}")
+    if T.random() < 0.5:
+        lines.append(f"shared.write = {sm_fig()}")
+    lines.append(f"dram.read_gpu = {gpu_fig()}")
+    if T.random() < 0.5:
+        lines.append(f"dram.write_gpu = {gpu_fig()}")
+    lines.append(f"mshr = {int(round(_log_uniform(T, *MSHR)))}")
+    return "\n".join(lines) + "\n"

@@ -93,6 +93,9 @@ typedef enum {
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
 #define MT_CAP_CARVEOUT (1u << 16)
+/* Since 2.2: MT_KIND_STREAM's chase op (independent chases per SM, the
+ * memory-level-parallelism sweep) besides read, write and copy. */
+#define MT_CAP_STREAM_CHASE (1u << 17)
 
 /* Where an experiment's data lives, which is all a backend needs to know to
  * schedule it. */
@@ -120,18 +123,40 @@ typedef struct {
     uint32_t untimed;      /* leading entries loaded without timing */
 } mt_sequence;
 
-/* MT_KIND_STREAM (defined here, implemented by the bandwidth issue): every
- * thread of `blocks` x `threads` streams `bytes` of the chain[0] path's
- * buffer `repeats` times with `vector_bytes`-wide accesses; the result is
- * one sample per chain: cycles[0][0] = SM cycles of the slowest block,
- * cycles[0][1] = nanoseconds of the whole launch (globaltimer). */
-typedef enum { MT_STREAM_READ = 0, MT_STREAM_WRITE, MT_STREAM_COPY } mt_stream_op;
+/* MT_KIND_STREAM (docs/method.md, "Bandwidth"): `blocks` blocks of
+ * `threads` threads stream the chain[0] path's buffer.
+ *  - read / write / copy: the buffer's `bytes` (from chain[0].offset on)
+ *    are read, written, or read and written to the `bytes` after them
+ *    (copy), `repeats` times over.  Each block streams its own share,
+ *    bytes / blocks in a row (shared path: in its own shared memory):
+ *    thread t accesses vectors t, t + T, t + 2T ... of it (T = threads),
+ *    each access `vector_bytes` wide, `in_flight` independent accesses
+ *    issued before any is used; the same share at every repeat.  When one
+ *    round of a block (threads x vector_bytes x in_flight) spans more than
+ *    its share, accesses wrap around the share (vector index modulo
+ *    share / vector_bytes): small data can still have many bytes in
+ *    flight, and a repeat moves the round, not the share.  Moved per
+ *    repeat: blocks x max(share, round).
+ *  - chase (since 2.2, MT_CAP_STREAM_CHASE; memory-level parallelism):
+ *    every thread follows its own dependent chain through its own
+ *    bytes / (blocks x threads) bytes, one 4-byte load per chain[0].stride
+ *    bytes, `repeats` loads in all: threads x blocks independent chases.
+ * Shape: one chain, chain[0].footprint = the bytes the launch spans
+ * (bytes, 2 x bytes for a copy), chain[0].stride = vector_bytes (a chase:
+ * its stride), loads = repeats, aggregate mode, no warm-up.  Result: one
+ * chain of two samples: cycles[0][0] = SM cycles of the slowest block,
+ * cycles[0][1] = nanoseconds of the whole launch (globaltimer); a sample
+ * that does not fit 32 bits reads UINT32_MAX (saturated). */
+typedef enum { MT_STREAM_READ = 0, MT_STREAM_WRITE, MT_STREAM_COPY, MT_STREAM_CHASE } mt_stream_op;
+#define MT_STREAM_MAX_IN_FLIGHT 8u
+#define MT_STREAM_MAX_BLOCKS 65535u
 typedef struct {
     mt_stream_op op;
-    uint32_t blocks, threads; /* 0 blocks: one per SM */
-    uint32_t vector_bytes;    /* 4, 8 or 16 */
+    uint32_t blocks, threads; /* blocks >= 1; threads a multiple of 32 */
+    uint32_t vector_bytes;    /* 4, 8 or 16 (a chase: 4) */
     uint64_t bytes;           /* bytes read (or written) per repeat, all blocks together */
     uint32_t repeats;
+    uint32_t in_flight;       /* 1, 2, 4 ... MT_STREAM_MAX_IN_FLIGHT (a chase: 1) */
 } mt_stream;
 
 /* MT_KIND_BANKS (implemented by the TLB/banks issue): one warp; thread t
@@ -233,6 +258,13 @@ uint32_t mt_carveout_smem(const mt_device_info *d, int percent);
  * options), or -1 when none does: what a probe asks for to get a carveout. */
 int mt_carveout_percent(const mt_device_info *d, uint32_t smem);
 
+/* A stream experiment (MT_KIND_STREAM) of the shape backend.h gives, on
+ * any SM; scope GPU unless the path is shared (SM-local data still
+ * occupies every SM, but nothing else may run beside it: GPU scope). */
+mt_experiment mt_exp_stream(mt_stream_op op, mt_path p, uint32_t blocks, uint32_t threads,
+                            uint32_t vector_bytes, uint32_t in_flight, uint64_t bytes,
+                            uint32_t repeats, uint32_t chase_stride);
+
 /* A clock experiment (MT_KIND_CLOCK) of `ns` nanoseconds on SM `sm` (-1 any). */
 mt_experiment mt_exp_clock(uint32_t ns, int sm);
 
@@ -247,8 +279,9 @@ typedef struct mt_backend mt_backend;
 #define MT_BACKEND_API_VERSION 2
 /* Additions that leave version-2 code working: 1 = carveout requests
  * (MT_CAP_CARVEOUT, mt_experiment.set_carveout, the device's
- * carveout_smem_options). */
-#define MT_BACKEND_API_MINOR 1
+ * carveout_smem_options); 2 = stream experiments (mt_stream.in_flight,
+ * the chase op, MT_CAP_STREAM_CHASE). */
+#define MT_BACKEND_API_MINOR 2
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

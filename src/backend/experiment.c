@@ -35,6 +35,25 @@ mt_experiment mt_exp_with_carveout(mt_experiment e, int percent)
     return e;
 }
 
+mt_experiment mt_exp_stream(mt_stream_op op, mt_path p, uint32_t blocks, uint32_t threads,
+                            uint32_t vector_bytes, uint32_t in_flight, uint64_t bytes,
+                            uint32_t repeats, uint32_t chase_stride)
+{
+    uint64_t span = op == MT_STREAM_COPY ? 2 * bytes : bytes;
+    mt_experiment e = mt_exp_chase(p, span, op == MT_STREAM_CHASE ? chase_stride : vector_bytes, 0,
+                                   repeats, MT_MODE_AGGREGATE);
+    e.kind = MT_KIND_STREAM;
+    e.scope = MT_SCOPE_GPU;
+    e.u.stream.op = op;
+    e.u.stream.blocks = blocks;
+    e.u.stream.threads = threads;
+    e.u.stream.vector_bytes = vector_bytes;
+    e.u.stream.in_flight = in_flight;
+    e.u.stream.bytes = bytes;
+    e.u.stream.repeats = repeats;
+    return e;
+}
+
 mt_experiment mt_exp_clock(uint32_t ns, int sm)
 {
     mt_experiment e = mt_exp_chase(MT_PATH_NONE, 4, 4, 0, 2, MT_MODE_FINE);
@@ -54,6 +73,77 @@ static mt_err check_clock(const mt_experiment *e, mt_errinfo *ei)
     if (e->u.clock.ns < MT_CLOCK_MIN_NS || e->u.clock.ns > MT_CLOCK_MAX_NS)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "clock experiment of %u ns is outside %u..%u ns",
                        e->u.clock.ns, MT_CLOCK_MIN_NS, MT_CLOCK_MAX_NS);
+    return MT_OK;
+}
+
+/* The shape of a stream (backend.h, mt_stream); it replaces the chain
+ * checks, since a stream's limits are per block (shared) or per launch. */
+static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt_errinfo *ei)
+{
+    const mt_stream *s = &e->u.stream;
+    const mt_chain *c = &e->chain[0];
+    int global = c->path == MT_PATH_GLOBAL_CA || c->path == MT_PATH_GLOBAL_CG;
+    if (e->n_chains != 1 || e->mode != MT_MODE_AGGREGATE || e->warmup_laps != 0 ||
+        e->loads != s->repeats || s->repeats == 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "stream experiment must have one chain, aggregate "
+                                               "mode, no warm-up and loads = repeats >= 1");
+    if (e->set_carveout)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "stream experiments run at the default carveout");
+    if (s->op > MT_STREAM_CHASE)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "stream experiment has an unknown op %d", (int)s->op);
+    if (c->path == MT_PATH_CONSTANT || c->path == MT_PATH_NONE || c->path >= MT_PATH_COUNT)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "stream experiments do not run on the %s path",
+                       mt_path_name(c->path));
+    if ((s->op == MT_STREAM_WRITE || s->op == MT_STREAM_COPY) && !global && c->path != MT_PATH_SHARED)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "%s path streams only read (no stores through it)",
+                       mt_path_name(c->path));
+    if (s->op == MT_STREAM_CHASE && !global)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "stream chases run on the ca and cg paths only");
+    uint32_t vec = s->op == MT_STREAM_CHASE ? 4 : s->vector_bytes;
+    if (s->vector_bytes != vec || (vec != 4 && vec != 8 && vec != 16))
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "stream vector of %u bytes (4, 8 or 16; a chase 4)",
+                       s->vector_bytes);
+    if (s->in_flight < 1 || s->in_flight > MT_STREAM_MAX_IN_FLIGHT ||
+        (s->in_flight & (s->in_flight - 1)) || (s->op == MT_STREAM_CHASE && s->in_flight != 1))
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "stream with %u accesses in flight (a power of two up to %u; a chase 1)",
+                       s->in_flight, MT_STREAM_MAX_IN_FLIGHT);
+    /* A chase may run any number of threads (the sweep starts at one);
+     * the other ops move whole warps. */
+    int bad_threads = s->op == MT_STREAM_CHASE ? s->threads < 1 : s->threads < 32 || s->threads % 32;
+    if (s->blocks < 1 || s->blocks > MT_STREAM_MAX_BLOCKS || bad_threads ||
+        (dev->max_threads_per_block && s->threads > (uint32_t)dev->max_threads_per_block))
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "stream of %u blocks x %u threads (blocks 1..%u, "
+                       "threads a multiple of 32, a chase's at least 1, up to the block limit)",
+                       s->blocks, s->threads, MT_STREAM_MAX_BLOCKS);
+    uint64_t round = (uint64_t)s->threads * vec * s->in_flight; /* one block's */
+    uint64_t share = s->bytes / s->blocks;
+    uint64_t span = s->op == MT_STREAM_COPY ? 2 * s->bytes : s->bytes;
+    uint32_t want_stride = s->op == MT_STREAM_CHASE ? c->stride : vec;
+    if (s->op == MT_STREAM_CHASE &&
+        (c->stride < 4 || c->stride % 4 || s->bytes / ((uint64_t)s->blocks * s->threads) < 2ull * c->stride))
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "stream chase: stride %u must be a multiple of 4 and each thread's share "
+                       "hold two of them", c->stride);
+    /* A block's round covers its share whole times, or the share divides
+     * it (accesses wrap around it); a chase's threads each get an equal
+     * share. */
+    int whole = s->bytes && s->bytes % ((uint64_t)s->blocks * vec) == 0 &&
+                (share % round == 0 || (s->op != MT_STREAM_CHASE && round % share == 0));
+    if (!whole || c->footprint != span || c->stride != want_stride || c->offset % 16)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "stream of %llu bytes: each block's share a multiple or a divisor of "
+                       "threads x vector x in_flight (%llu), chain footprint = the span, stride = "
+                       "the vector, offset 16-aligned",
+                       (unsigned long long)s->bytes, (unsigned long long)round);
+    uint64_t lim = dev->path_limit_bytes[c->path];
+    uint64_t need = c->path == MT_PATH_SHARED ? span / s->blocks : c->offset + span;
+    if (lim && need > lim)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "stream needs %llu bytes of the %s path (limit %llu%s)",
+                       (unsigned long long)need, mt_path_name(c->path), (unsigned long long)lim,
+                       c->path == MT_PATH_SHARED ? " per block" : "");
+    if (e->sm >= dev->sm_count)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "SM %d does not exist (%d SMs)", e->sm, dev->sm_count);
     return MT_OK;
 }
 
@@ -137,6 +227,7 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
             return err;
         break;
     case MT_KIND_STREAM:
+        return check_stream(e, dev, ei);
     case MT_KIND_BANKS:
     case MT_KIND_CLUSTER:
         /* Defined in backend.h, implemented by later issues: whoever
@@ -223,6 +314,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, e->u.stream.vector_bytes);
         h = mt_hash_mix(h, e->u.stream.bytes);
         h = mt_hash_mix(h, e->u.stream.repeats);
+        h = mt_hash_mix(h, e->u.stream.in_flight);
         break;
     case MT_KIND_BANKS:
         h = mt_hash_mix(h, e->u.banks.word_bytes);

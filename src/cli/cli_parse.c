@@ -52,6 +52,12 @@ void mt_cli_usage(FILE *f)
           "                        of the default run: stride chains, eviction sets, XOR\n"
           "                        masks of a hash) and the L1 data replacement policy by\n"
           "                        name (probe policy: sequences within single sets)\n"
+          "      --bandwidth       also measure bandwidth (opt-in probe bandwidth): read,\n"
+          "                        write and copy of the L1, texture, read-only, shared\n"
+          "                        memory, L2 and DRAM in B/clk/SM and GB/s, the best of\n"
+          "                        a search over occupancy, vector width and loads in\n"
+          "                        flight; loads in flight per SM (MLP) at the L2 and\n"
+          "                        DRAM (adds about 1 s on an H100)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -82,7 +88,7 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -96,6 +102,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"csv", required_argument, 0, OPT_CSV},
         {"carveout", required_argument, 0, OPT_CARVEOUT},
         {"geometry", no_argument, 0, OPT_GEOMETRY},
+        {"bandwidth", no_argument, 0, OPT_BANDWIDTH},
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
         {0, 0, 0, 0},
@@ -141,6 +148,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
             break;
         }
         case OPT_GEOMETRY: o->probes.geometry = true; break;
+        case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

@@ -3,6 +3,7 @@
 #ifndef MT_RNG_H
 #define MT_RNG_H
 
+#include <math.h>
 #include <stdint.h>
 
 typedef struct {
@@ -27,6 +28,14 @@ static inline double mt_rng_uniform(mt_rng *r)
 static inline uint64_t mt_rng_below(mt_rng *r, uint64_t n)
 {
     return mt_rng_next(r) % n;
+}
+
+/* Standard normal draw (Box-Muller). */
+static inline double mt_rng_gauss(mt_rng *r)
+{
+    double u1 = 1.0 - mt_rng_uniform(r); /* (0, 1]: log stays finite */
+    double u2 = mt_rng_uniform(r);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2) /* 2 pi */;
 }
 
 #endif

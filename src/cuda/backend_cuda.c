@@ -9,8 +9,10 @@
  *   launch.c        one launch: uploads, L2 flush, kernel, watchdog
  *   kernels_*.cu    the kernels (chase, sequence, utilities)
  *   clock.c         MT_KIND_CLOCK experiments (the SM clock in effect)
- * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE and MT_KIND_CLOCK (backend.h gives
- * the contract); the others are refused with MT_ERR_UNSUPPORTED. */
+ *   stream.c        MT_KIND_STREAM experiments (kernels_stream.cu)
+ * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK and MT_KIND_STREAM
+ * (backend.h gives the contract); the others are refused with
+ * MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,13 +143,19 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     }
     g->idx = im->h.group_idx;
     CK(cudaSetDevice(im->dev));
-    /* Clock experiments run by themselves; the rest go through launch groups. */
+    /* Clock and stream experiments run by themselves; the rest go
+     * through launch groups. */
     npend = 0;
     for (size_t i = 0; i < n; i++) {
-        if (exps[i].kind != MT_KIND_CLOCK)
+        if (exps[i].kind == MT_KIND_CLOCK) {
+            if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
+                goto out;
+        } else if (exps[i].kind == MT_KIND_STREAM) {
+            if ((rc = mtc_run_stream(im, &exps[i], &out[i], ei)) != MT_OK)
+                goto out;
+        } else {
             pending[npend++] = i;
-        else if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
-            goto out;
+        }
     }
 
     while (npend) {
@@ -183,7 +191,8 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT,
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
+            MT_CAP_STREAM_CHASE,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -107,6 +107,8 @@ mt_err mtc_ensure_staging(cuda_impl *im, size_t succ_words, size_t seq_words, mt
 
 /* clock.c: runs one MT_KIND_CLOCK experiment (it needs no launch group). */
 mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+/* stream.c: runs one MT_KIND_STREAM experiment (a launch of its own). */
+mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* launch.c: runs one launch group; claimed[k] is set for the group's k-th
  * experiment when a block ran it, and its result is then in out. */
 mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *g,

@@ -19,7 +19,7 @@ static mt_err validate_sequence(const mt_experiment *e, size_t i, const mt_devic
 
 mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev, mt_errinfo *ei)
 {
-    if (e->kind == MT_KIND_CLOCK)
+    if (e->kind == MT_KIND_CLOCK || e->kind == MT_KIND_STREAM)
         return mt_experiment_check(e, dev, ei);
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED,

@@ -122,6 +122,9 @@ typedef struct mt_probe_options {
      * first-level caches) and the policy probe even when --only leaves them
      * out; the default run has them anyway (mt_geometry_requested). */
     bool geometry;
+    /* --bandwidth: run the opt-in bandwidth probe (probe_bandwidth.c:
+     * read/write/copy bandwidth of every level, loads in flight per SM). */
+    bool bandwidth;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

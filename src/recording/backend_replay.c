@@ -62,6 +62,13 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
     }
     if (a->kind == MT_KIND_CLOCK && a->u.clock.ns != b->u.clock.ns)
         return 0;
+    if (a->kind == MT_KIND_STREAM) {
+        const mt_stream *x = &a->u.stream, *y = &b->u.stream;
+        if (x->op != y->op || x->blocks != y->blocks || x->threads != y->threads ||
+            x->vector_bytes != y->vector_bytes || x->bytes != y->bytes ||
+            x->repeats != y->repeats || x->in_flight != y->in_flight)
+            return 0;
+    }
     for (int c = 0; c < a->n_chains && c < MT_MAX_CHAINS; c++) {
         const mt_chain *x = &a->chain[c], *y = &b->chain[c];
         if (x->thread != y->thread || x->path != y->path || x->footprint != y->footprint ||
@@ -98,6 +105,11 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
         PUT(" sequence n=%u untimed=%u", e->u.seq.n, e->u.seq.untimed);
     if (e->kind == MT_KIND_CLOCK)
         PUT(" clock ns=%u", e->u.clock.ns);
+    if (e->kind == MT_KIND_STREAM)
+        PUT(" stream op=%d blocks=%u threads=%u vec=%u in_flight=%u bytes=%llu repeats=%u",
+            (int)e->u.stream.op, e->u.stream.blocks, e->u.stream.threads,
+            e->u.stream.vector_bytes, e->u.stream.in_flight,
+            (unsigned long long)e->u.stream.bytes, e->u.stream.repeats);
     if (e->set_carveout)
         PUT(" carveout=%d%%", e->carveout_percent);
 #undef PUT
@@ -298,9 +310,9 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     const char *s = c->field[C_PARAMS];
     /* The keys of each kind, all required, in any order; then the
      * optional carveout. */
-    uint32_t carveout = 0;
-    const char *keys[3] = {NULL, NULL, NULL};
-    uint32_t *dst[3] = {NULL, NULL, NULL};
+    uint32_t carveout = 0, op = 0;
+    const char *keys[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    uint32_t *dst[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     const char *expect = "";
     size_t nkeys = 0;
     if (x->kind == MT_KIND_SEQUENCE) {
@@ -310,9 +322,15 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     } else if (x->kind == MT_KIND_CLOCK) {
         keys[0] = "ns", dst[0] = &x->u.clock.ns;
         nkeys = 1, expect = "\"ns=N\" for a clock experiment";
+    } else if (x->kind == MT_KIND_STREAM) {
+        keys[0] = "op", keys[1] = "blocks", keys[2] = "threads", keys[3] = "vec";
+        keys[4] = "in_flight";
+        dst[0] = &op, dst[1] = &x->u.stream.blocks, dst[2] = &x->u.stream.threads;
+        dst[3] = &x->u.stream.vector_bytes, dst[4] = &x->u.stream.in_flight;
+        nkeys = 5, expect = "\"op=O blocks=B threads=T vec=V in_flight=U\" for a stream";
     }
     keys[nkeys] = "carveout", dst[nkeys] = &carveout;
-    int seen[3] = {0, 0, 0};
+    int seen[6] = {0, 0, 0, 0, 0, 0};
     const char *p = s;
     while (*p) {
         const char *tok = p, *end = strchr(p, ' ');
@@ -350,6 +368,12 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     if (seen[nkeys]) {
         x->set_carveout = 1;
         x->carveout_percent = (int)carveout;
+    }
+    if (x->kind == MT_KIND_STREAM) {
+        if (op > MT_STREAM_CHASE)
+            return mt_csv_fail(c, ei, "params \"%s\": op %u is not a stream op (0..%d)", s, op,
+                               (int)MT_STREAM_CHASE);
+        x->u.stream.op = (mt_stream_op)op;
     }
     return MT_OK;
 }
@@ -430,9 +454,18 @@ static mt_err parse_row(const mt_csv *c, int version, uint64_t *id, int64_t *bat
         return MT_OK;
     mt_exp_kind kind;
     if (mt_kind_from_name(c->field[C_KIND], &kind) != 0 || !mt_recording_stores_kind(kind))
-        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence)", c->field[C_KIND]);
+        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream)", c->field[C_KIND]);
     x->kind = kind;
-    return parse_params(c, x, ei);
+    if ((e = parse_params(c, x, ei)))
+        return e;
+    /* A stream's bytes and repeats are its chain's span and its loads
+     * (backend.h); the row has parsed the chain it describes. */
+    if (kind == MT_KIND_STREAM) {
+        x->u.stream.repeats = x->loads;
+        x->u.stream.bytes = x->chain[*chain].footprint /
+                            (x->u.stream.op == MT_STREAM_COPY ? 2 : 1);
+    }
+    return MT_OK;
 }
 
 static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
@@ -598,6 +631,8 @@ static mt_err load_sequences(replay_impl *r, const char *path, mt_errinfo *ei)
 
 static uint32_t expected_samples(const mt_experiment *x)
 {
+    if (x->kind == MT_KIND_STREAM) /* cycles of the slowest block, ns of the launch */
+        return 2;
     return x->mode == MT_MODE_FINE ? x->loads : 1;
 }
 
@@ -827,7 +862,8 @@ static void rp_destroy(mt_backend *b)
 static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT,
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
+            MT_CAP_STREAM_CHASE,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

@@ -11,7 +11,8 @@
 
 int mt_recording_stores_kind(mt_exp_kind k)
 {
-    return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK;
+    return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
+           k == MT_KIND_STREAM;
 }
 
 const char *mt_order_name(mt_order o)
@@ -107,12 +108,18 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
     fprintf(f, "%s\n", MT_EXPERIMENTS_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         const mt_experiment *x = &exps[i];
-        char params[64] = "";
+        char params[128] = "";
         if (x->kind == MT_KIND_SEQUENCE)
             snprintf(params, sizeof params, "n=%" PRIu32 " untimed=%" PRIu32, x->u.seq.n,
                      x->u.seq.untimed);
         else if (x->kind == MT_KIND_CLOCK)
             snprintf(params, sizeof params, "ns=%" PRIu32, x->u.clock.ns);
+        else if (x->kind == MT_KIND_STREAM) /* bytes and repeats: the chain's span and loads */
+            snprintf(params, sizeof params,
+                     "op=%d blocks=%" PRIu32 " threads=%" PRIu32 " vec=%" PRIu32
+                     " in_flight=%" PRIu32,
+                     (int)x->u.stream.op, x->u.stream.blocks, x->u.stream.threads,
+                     x->u.stream.vector_bytes, x->u.stream.in_flight);
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);

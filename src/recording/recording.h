@@ -52,7 +52,7 @@
  * backend owns inner and destroys it; on failure (e.g. DIR cannot be
  * created, MT_ERR_IO) inner is untouched and still the caller's.  The
  * wrapper announces the inner backend's api_version and caps; it stores
- * chase and sequence experiments, and refuses a batch holding another kind
+ * chase, sequence, clock and stream experiments, and refuses a batch holding another kind
  * with MT_ERR_UNSUPPORTED (before running it) since the format cannot keep
  * its parameters yet. */
 #ifndef MT_RECORDING_H

@@ -1,8 +1,9 @@
 /* The sim backend: a simulated GPU described by a spec (presets/NAME.spec or
  * a user file).  get_info reports what the spec declares; run_batch runs
  * each experiment on the cache model (engine.c), one at a time with cold
- * caches, so an experiment's scope changes nothing here.  Kinds: the chase
- * and the explicit sequence. */
+ * caches, so an experiment's scope changes nothing here.  Kinds: the chase,
+ * the explicit sequence, the clock and, with a [throughput] section,
+ * streams (stream_model.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "engine.h"
 #include "sim.h"
 #include "spec.h"
+#include "stream_model.h"
 
 typedef struct {
     mt_sim_spec spec;
@@ -56,7 +58,13 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
     s->batches++;
     for (size_t i = 0; i < n; i++) {
         mt_errinfo sub;
-        mt_err err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
+        mt_err err;
+        if (exps[i].kind == MT_KIND_STREAM) {
+            mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
+            err = mt_sim_stream_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+        } else {
+            err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
+        }
         if (err) {
             for (size_t k = 0; k < i; k++)
                 mt_result_free(&out[k]);
@@ -87,6 +95,16 @@ static const mt_backend_ops sim_ops = {
     .run_batch = sim_run_batch,
     .destroy = sim_destroy,
 };
+/* A spec with a [throughput] section also streams. */
+static const mt_backend_ops sim_ops_stream = {
+    .api_version = MT_BACKEND_API_VERSION,
+    .name = "sim",
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
+            MT_CAP_STREAM_CHASE,
+    .get_info = sim_get_info,
+    .run_batch = sim_run_batch,
+    .destroy = sim_destroy,
+};
 
 mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_errinfo *ei)
 {
@@ -106,7 +124,7 @@ mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_er
         free(s);
         return err;
     }
-    b->ops = &sim_ops;
+    b->ops = s->spec.tp.present ? &sim_ops_stream : &sim_ops;
     b->impl = s;
     *out = b;
     return MT_OK;
@@ -156,7 +174,7 @@ const mt_backend_entry mt_backend_entry_sim = { "sim", "a simulated GPU from a p
 
 const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b)
 {
-    if (!b || b->ops != &sim_ops)
+    if (!b || (b->ops != &sim_ops && b->ops != &sim_ops_stream))
         return NULL;
     return &((const sim_impl *)b->impl)->spec;
 }

@@ -30,7 +30,7 @@ void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active)
 }
 
 /* The logical path (spec "serves" name) of a backend path; -1 for shared and none. */
-static int lpath_of(mt_path p)
+int mt_sim_lpath_of(mt_path p)
 {
     switch (p) {
     case MT_PATH_GLOBAL_CA: return MT_SIM_LP_L1D;
@@ -46,7 +46,7 @@ static void build_routes(mt_sim_engine *eng)
 {
     const mt_sim_spec *s = &eng->spec;
     for (int p = 0; p < MT_PATH_COUNT; p++) {
-        int lp = lpath_of((mt_path)p);
+        int lp = mt_sim_lpath_of((mt_path)p);
         eng->route_len[p] = 0;
         if (lp < 0)
             continue; /* shared, none: no caches */
@@ -118,9 +118,7 @@ uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e)
 
 static double gauss(mt_rng *r)
 {
-    double u1 = 1.0 - mt_rng_uniform(r); /* (0, 1]: log stays finite */
-    double u2 = mt_rng_uniform(r);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2) /* 2 pi */;
+    return mt_rng_gauss(r);
 }
 
 /* The [tenant] during one experiment: its own RNG (so our loads' noise
@@ -198,7 +196,7 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
     const mt_chain *ch = &e->chain[i];
     memset(cc, 0, sizeof *cc);
     cc->chain = ch;
-    cc->lp = lpath_of(ch->path);
+    cc->lp = mt_sim_lpath_of(ch->path);
     cc->l2_level = -1;
     cc->elements = mt_chain_elements(ch);
     cc->space = ch->path == MT_PATH_CONSTANT ? MT_SIM_CONST_SPACE : 0;

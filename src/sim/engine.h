@@ -42,6 +42,10 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
  * own lines through the L2 (docs/spec-format.md). */
 void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active);
 
+/* The spec's logical path (mt_sim_lpath) of a backend path; -1 for the
+ * shared and none paths. */
+int mt_sim_lpath_of(mt_path p);
+
 /* Seed of an experiment's RNG (exposed for tests). */
 uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e);
 

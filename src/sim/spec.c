@@ -387,10 +387,14 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
             break;
         case SEC_SHARED: err = read_level(&c, s, &o->shared, 0); break;
         case SEC_TENANT: err = mt_sp_read_tenant(&c, s, &o->tenant); break;
+        case SEC_THROUGHPUT: break; /* needs every cache: read after the cross checks */
         }
     }
     if (!err)
         err = cross_checks(&c, o);
+    for (int i = 0; !err && i < c.n_sec; i++)
+        if (c.sec[i].kind == SEC_THROUGHPUT)
+            err = mt_sp_read_throughput(&c, &c.sec[i], o);
     if (!err)
         err = mt_sp_check_geometry(&c, o);
     if (!err)

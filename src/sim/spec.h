@@ -120,6 +120,24 @@ typedef struct {
     int pids[MT_SIM_MAX_TENANT_PIDS];
 } mt_sim_tenant_spec;
 
+/* [throughput] (docs/spec-format.md, "Throughput"): what stream
+ * experiments (MT_KIND_STREAM) see.  Bytes per SM cycle. */
+#define MT_SIM_MIN_BW 1.0       /* B/clk: slower is no GPU level (and keeps streams short) */
+#define MT_SIM_MAX_BW_SM 4096.0 /* B/clk per SM: 32x the widest L1 datapath known */
+#define MT_SIM_MAX_BW_GPU 1e6   /* B/clk for the whole GPU */
+#define MT_SIM_MAX_MSHR 65536u
+typedef struct {
+    double read, write;         /* per SM; 0 = not given (the level is not streamed) */
+    double read_gpu, write_gpu; /* whole GPU; 0 = no GPU-wide limit */
+} mt_sim_bw_spec;
+typedef struct {
+    int present;                /* a [throughput] section was given */
+    mt_sim_bw_spec cache[MT_SIM_MAX_CACHES]; /* by index of mt_sim_spec.cache */
+    mt_sim_bw_spec shared;
+    mt_sim_bw_spec dram;        /* GPU-wide only: per SM, the L2's figures limit it */
+    uint32_t mshr;              /* outstanding L2 requests (sectors) per SM */
+} mt_sim_throughput_spec;
+
 typedef struct {
     /* [device] */
     char name[128];
@@ -156,6 +174,7 @@ typedef struct {
     mt_sim_level_spec dram;
     mt_sim_level_spec shared;
     mt_sim_tenant_spec tenant; /* [tenant], optional */
+    mt_sim_throughput_spec tp; /* [throughput], optional */
     char source[256];       /* file name used in messages */
 } mt_sim_spec;
 

@@ -9,11 +9,11 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 4)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 5)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
-typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT } sec_kind;
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT } sec_kind;
 
 typedef struct {
     char key[32];
@@ -90,5 +90,9 @@ mt_err mt_sp_check_geometry(pctx *c, mt_sim_spec *o);
 /* [tenant] (spec_tenant.c). */
 mt_err mt_sp_read_tenant(pctx *c, const section *s, mt_sim_tenant_spec *t);
 extern const char *const mt_sp_tenant_keys[];
+/* [throughput] (spec_throughput.c): read once every section is, since its
+ * keys name the caches; mt_sp_throughput_key_known is pass 1's key test. */
+mt_err mt_sp_read_throughput(pctx *c, const section *s, mt_sim_spec *o);
+int mt_sp_throughput_key_known(const char *key);
 
 #endif

@@ -37,6 +37,7 @@ const char *mt_sp_title(const section *s, char *buf, size_t cap)
     case SEC_DRAM: snprintf(buf, cap, "[dram]"); break;
     case SEC_SHARED: snprintf(buf, cap, "[shared]"); break;
     case SEC_TENANT: snprintf(buf, cap, "[tenant]"); break;
+    case SEC_THROUGHPUT: snprintf(buf, cap, "[throughput]"); break;
     }
     return buf;
 }
@@ -55,6 +56,8 @@ mt_err mt_sp_err(pctx *c, int line, const char *fmt, ...)
  * key plus ".<path>" (latency.tex); only latency and far_latency have them. */
 static int key_known(sec_kind k, const char *key)
 {
+    if (k == SEC_THROUGHPUT)
+        return mt_sp_throughput_key_known(key);
     const char *const *list = k == SEC_DEVICE ? device_keys
                               : k == SEC_CACHE ? cache_keys
                               : k == SEC_DRAM  ? dram_keys
@@ -130,10 +133,12 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         s.kind = SEC_SHARED;
     } else if (strcmp(tok1, "tenant") == 0) {
         s.kind = SEC_TENANT;
+    } else if (strcmp(tok1, "throughput") == 0) {
+        s.kind = SEC_THROUGHPUT;
     } else {
         return mt_sp_err(c, line,
-                    "unknown section [%s] (expected [device], [cache NAME], [dram], [shared] or "
-                    "[tenant])",
+                    "unknown section [%s] (expected [device], [cache NAME], [dram], [shared], "
+                    "[tenant] or [throughput])",
                     tok1);
     }
     for (int i = 0; i < c->n_sec; i++) {

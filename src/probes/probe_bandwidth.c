@@ -1,0 +1,547 @@
+/* Bandwidth of every level and memory-level parallelism (opt-in:
+ * --bandwidth; docs/method.md, "Bandwidth").
+ *
+ * Bandwidth: for each level, a footprint that keeps the data in it (per SM
+ * for the SM's own levels, for the GPU for the L2 and DRAM) is streamed by
+ * every SM (MT_KIND_STREAM) at a ladder of configurations (threads per SM,
+ * accesses in flight per thread, vector width).  Each configuration runs
+ * twice, R and 2R repeats over the same data, and the rate is the
+ * difference of bytes over the difference of cycles: the launch's fixed
+ * cost and the first, cold repeat cancel.  The best configuration is then
+ * run MT_BW_RUNS more times and the median reported, in bytes per cycle
+ * per SM (slowest block's cycles) and GB/s (the launch's globaltimer).  A
+ * copy counts the bytes read plus the bytes written.
+ *
+ * MLP: one SM runs k independent dependent chases (k = 1, 2, 4 ... the
+ * block limit) through ld.global.cg into the L2 or DRAM; by Little's law
+ * the loads in flight are rate(k) x latency = rate(k) / rate(1). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/bandwidth.h"
+#include "confidence.h"
+#include "probe_internal.h"
+
+/* Bytes each SM moves in the shorter run of a pair: at 128 B/clk about
+ * 130k cycles (65 us at 2 GHz), long enough that the launch's cost and a
+ * block's late start are a small part of the difference, short enough
+ * that the whole probe stays within issue 10's 3 s on an H100. */
+#define BW_TARGET_BYTES_SM (16u << 20)
+/* Repeated runs of the best configuration: the median of 3 discards one
+ * disturbed run. */
+#define BW_RUNS 3u
+/* Offset between repeated runs' data (the simulator repeats an
+ * experiment's noise: a shifted copy is an independent run, on a GPU too). */
+#define BW_RUN_SHIFT (64u << 10)
+/* Shared memory per block for the shared-memory streams (a copy takes
+ * twice this): 16 KiB leaves room for two blocks of a copy in the default
+ * 48 KiB a block may use and in any carveout of 64 KiB or more. */
+#define BW_SHARED_BLOCK (16u << 10)
+/* The L1 footprint is a quarter of the measured size or less (a power of
+ * two): far from the edge whatever the replacement policy; a copy's two
+ * buffers take half. */
+#define BW_L1_SHARE 4u
+/* The L2 footprint is a quarter of what one SM can use (the near
+ * partition; a copy's two buffers take half, safe from a measured size a
+ * few percent high) or, when that was not measured, a sixteenth of the
+ * driver's L2 (the sim may model half the driver's figure, split in up to
+ * eight partitions). */
+#define BW_L2_PART_DIV 4u
+#define BW_L2_UNKNOWN_DIV 16u
+/* DRAM streams span this many times the driver's L2. */
+#define BW_DRAM_L2_TIMES 4u
+/* MLP sweep: loads per chase in the shorter run (twice in the longer);
+ * an L2 chase's lap is this many loads, so its data is warm after the
+ * first lap. */
+#define MLP_LOADS 256u
+#define MLP_L2_LAP 64u
+#define MLP_MIN_STRIDE 32u
+/* Most configurations one level and op tries (the ladder has at most
+ * 4 occupancies x 4 depths, plus 2 vector widths and the repeats). */
+#define BW_MAX_CONFIGS 48
+
+typedef struct {
+    const char *key;  /* object */
+    const char *what; /* for notes */
+    mt_path path;
+    uint64_t fp_sm;   /* bytes per SM per repeat (shared: per block) */
+    unsigned ops;     /* bit per mt_stream_op */
+} bw_level;
+
+typedef struct {
+    uint32_t threads, blocks_per_sm, vec, in_flight;
+} bw_config;
+
+static uint64_t pow2_floor(uint64_t v)
+{
+    uint64_t p = 1;
+    while (p <= v / 2)
+        p *= 2;
+    return v ? p : 0;
+}
+
+static const char *op_name(mt_stream_op op)
+{
+    return op == MT_STREAM_READ ? "read" : op == MT_STREAM_WRITE ? "write" : "copy";
+}
+
+/* The stream experiment of a configuration at `repeats`, run `run`. */
+static mt_experiment config_exp(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op,
+                                const bw_config *k, uint32_t repeats, uint32_t run)
+{
+    uint32_t S = (uint32_t)c->dev.sm_count;
+    uint32_t blocks = S * k->blocks_per_sm;
+    uint64_t bytes = l->path == MT_PATH_SHARED ? (uint64_t)blocks * l->fp_sm : S * l->fp_sm;
+    mt_experiment e = mt_exp_stream(op, l->path, blocks, k->threads, k->vec, k->in_flight, bytes,
+                                    repeats, 0);
+    e.chain[0].offset = l->path == MT_PATH_SHARED ? 0 : (uint64_t)run * BW_RUN_SHIFT;
+    return e;
+}
+
+/* Bytes one SM moves per repeat (a copy: read + written): its data, or
+ * one round of its threads' accesses when that is wider (they wrap around
+ * the data, backend.h). */
+static double moved_sm(const bw_level *l, mt_stream_op op, const bw_config *k)
+{
+    double round_block = (double)k->threads * k->vec * k->in_flight;
+    double b = l->path == MT_PATH_SHARED
+                   ? fmax((double)l->fp_sm, round_block) * k->blocks_per_sm
+                   : fmax((double)l->fp_sm, round_block * k->blocks_per_sm);
+    return op == MT_STREAM_COPY ? 2 * b : b;
+}
+
+/* Cycles of one repeat of the ladder's top configuration (pilot) times
+ * the shorter run's repeats may reach this: the ladder's slowest
+ * configuration, with 64 times fewer bytes in flight, then still fits a
+ * 32-bit sample at twice the repeats (2^25 x 64 x 2 = 2^32). */
+#define BW_PILOT_CYCLES_MAX (1u << 25)
+
+static uint32_t first_repeats(const bw_level *l, mt_stream_op op, const bw_config *k,
+                              double pilot_cycles)
+{
+    double r = ceil(BW_TARGET_BYTES_SM / moved_sm(l, op, k));
+    if (pilot_cycles > 0 && r * pilot_cycles > BW_PILOT_CYCLES_MAX)
+        r = floor(BW_PILOT_CYCLES_MAX / pilot_cycles);
+    return r < 1 ? 1 : (uint32_t)r;
+}
+
+/* A sample the backend saturated (backend.h) carries no time. */
+static double sample(const mt_result *r, int i)
+{
+    return r->cycles[0][i] == UINT32_MAX ? NAN : (double)r->cycles[0][i];
+}
+
+/* Rates of n configurations, runs run0..: pairs of R and 2R repeats in one
+ * batch; bw[i] B/clk/SM, gbps[i] GB/s (NAN where a difference is not
+ * positive). */
+static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const bw_config *k,
+                      size_t n, uint32_t run0, double pilot, double *bw, double *gbps)
+{
+    mt_experiment *e = calloc(2 * n, sizeof *e);
+    mt_result *r = calloc(2 * n, sizeof *r);
+    if (!e || !r) {
+        free(e);
+        free(r);
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for %zu stream experiments", 2 * n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t rep = first_repeats(l, op, &k[i], pilot);
+        uint32_t run = run0 + (uint32_t)i;
+        e[2 * i] = config_exp(c, l, op, &k[i], rep, run);
+        e[2 * i + 1] = config_exp(c, l, op, &k[i], 2 * rep, run);
+    }
+    mt_err err = mt_run(c, e, 2 * n, r);
+    if (err == MT_OK) {
+        for (size_t i = 0; i < n; i++) {
+            double per_rep = moved_sm(l, op, &k[i]);
+            double rep = e[2 * i].u.stream.repeats;
+            double S = c->dev.sm_count;
+            bw[i] = mt_bw_slope(rep * per_rep, sample(&r[2 * i], 0), 2 * rep * per_rep,
+                                sample(&r[2 * i + 1], 0));
+            gbps[i] = mt_bw_slope(rep * per_rep * S, sample(&r[2 * i], 1),
+                                  2 * rep * per_rep * S, sample(&r[2 * i + 1], 1));
+        }
+        mt_results_free(r, 2 * n);
+    }
+    free(e);
+    free(r);
+    return err;
+}
+
+/* Whether a configuration fits the level: a round of accesses covers the
+ * data whole times or wraps around it (powers of two), and, shared, the
+ * SM holds its blocks' arrays. */
+static int config_fits(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op,
+                       const bw_config *k)
+{
+    uint64_t step = (uint64_t)k->threads * k->vec * k->in_flight;
+    if (l->path == MT_PATH_SHARED) {
+        uint64_t smem = op == MT_STREAM_COPY ? 2 * l->fp_sm : l->fp_sm;
+        return (l->fp_sm % step == 0 || step % l->fp_sm == 0) &&
+               (!c->dev.smem_per_sm || smem * k->blocks_per_sm <= c->dev.smem_per_sm / 2);
+    }
+    step *= k->blocks_per_sm;
+    return l->fp_sm % step == 0 || step % l->fp_sm == 0;
+}
+
+/* The ladder: threads per SM from 256 (or one warp short of it) doubling
+ * to the SM's limit, 1, 2, 4 or 8 accesses in flight, 16-byte vectors. */
+static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, bw_config *k,
+                     size_t cap)
+{
+    uint32_t tmax = c->dev.max_threads_per_block > 0 ? (uint32_t)c->dev.max_threads_per_block : 1024;
+    if (tmax > 1024)
+        tmax = 1024;
+    tmax -= tmax % 32;
+    uint32_t sm_max = c->dev.max_threads_per_sm > 0 ? (uint32_t)c->dev.max_threads_per_sm : tmax;
+    size_t n = 0;
+    for (uint32_t t = 256; n < cap; t *= 2) {
+        if (t > sm_max)
+            t = sm_max - sm_max % 32;
+        /* Blocks of at most tmax threads making up t (the top: all the SM
+         * holds, as blocks of the block limit when it divides it). */
+        uint32_t blocks = (t + tmax - 1) / tmax;
+        uint32_t T = t / blocks;
+        T -= T % 32;
+        if (T == 0)
+            break;
+        for (uint32_t u = 1; u <= MT_STREAM_MAX_IN_FLIGHT && n < cap; u *= 2) {
+            bw_config x = {T, blocks, 16, u};
+            if (config_fits(c, l, op, &x))
+                k[n++] = x;
+        }
+        if (t >= sm_max)
+            break;
+    }
+    return n;
+}
+
+/* The two findings of a level and op.  `rising`: the best rate still
+ * grew at the most bytes in flight a launch allows (said in the note: the
+ * level may deliver more to a kernel with more loads in flight than
+ * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT). */
+static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double bw, double gbps,
+                     int rising, const bw_config *k, uint32_t runs)
+{
+    char name[32], cfg[224];
+    snprintf(cfg, sizeof cfg,
+             "%s of %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
+             "flight; median of %u runs (difference of R and 2R repeats)%s%s",
+             op_name(op), l->what, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
+             op == MT_STREAM_COPY ? "; bytes read + written" : "",
+             rising ? "; still rising at the most in flight a launch allows" : "");
+    mt_finding f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
+                                 MT_CONF_DIFFERENCE, "%s", cfg);
+    snprintf(name, sizeof name, "bw_%s", op_name(op));
+    mt_set(c, l->key, name, &f);
+    f = mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
+                      "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count);
+    snprintf(name, sizeof name, "gbps_%s", op_name(op));
+    mt_set(c, l->key, name, &f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of three finite values (NAN if any is not). */
+static double median3(double *v)
+{
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(v[i]))
+            return NAN;
+    qsort(v, 3, sizeof *v, cmp_double);
+    return v[1];
+}
+
+static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
+{
+    bw_config k[BW_MAX_CONFIGS];
+    double bw[BW_MAX_CONFIGS], gbps[BW_MAX_CONFIGS], inflight[BW_MAX_CONFIGS];
+    size_t n = ladder(c, l, op, k, BW_MAX_CONFIGS - 2);
+    if (n == 0)
+        return MT_OK;
+    mt_progress(c, "%s bandwidth of %s (%zu configurations)", op_name(op), l->what, n);
+    /* Pilot: one repeat of the top configuration sizes the others' runs. */
+    mt_experiment pe = config_exp(c, l, op, &k[n - 1], 1, BW_MAX_CONFIGS);
+    mt_result pr;
+    mt_err err = mt_run(c, &pe, 1, &pr);
+    if (err)
+        return err;
+    double pilot = sample(&pr, 0);
+    mt_results_free(&pr, 1);
+    if (!isfinite(pilot))
+        return MT_OK; /* even one repeat is too long to time: no claim */
+    if ((err = measure(c, l, op, k, n, 0, pilot, bw, gbps)))
+        return err;
+    size_t best;
+    int rising;
+    for (size_t i = 0; i < n; i++) {
+        inflight[i] = (double)k[i].threads * k[i].blocks_per_sm * k[i].vec * k[i].in_flight;
+        if (!isfinite(bw[i]))
+            bw[i] = 0;
+    }
+    if (mt_bw_best(inflight, bw, n, &best, &rising) != MT_OK || !(bw[best] > 0))
+        return MT_OK;
+    /* Narrower vectors at the best configuration's threads and accesses. */
+    size_t m = n;
+    for (uint32_t v = 4; v <= 8; v *= 2) {
+        bw_config x = k[best];
+        x.vec = v;
+        if (config_fits(c, l, op, &x))
+            k[m++] = x;
+    }
+    if (m > n) {
+        if ((err = measure(c, l, op, k + n, m - n, (uint32_t)n, pilot, bw + n, gbps + n)))
+            return err;
+        for (size_t i = n; i < m; i++)
+            if (isfinite(bw[i]) && bw[i] > bw[best])
+                best = i;
+    }
+    bw_config again[BW_RUNS];
+    double rb[BW_RUNS], rg[BW_RUNS];
+    for (uint32_t i = 0; i < BW_RUNS; i++)
+        again[i] = k[best];
+    if ((err = measure(c, l, op, again, BW_RUNS, (uint32_t)m, pilot, rb, rg)))
+        return err;
+    double b = median3(rb), g = median3(rg);
+    if (!isfinite(b) || !isfinite(g))
+        return MT_OK;
+    set_pair(c, l, op, b, g, rising, &k[best], BW_RUNS);
+    return MT_OK;
+}
+
+/* ---- memory-level parallelism ---- */
+
+#define MLP_MAX_POINTS 12
+
+/* Loads per cycle of k chases on one SM over `bytes` of level data. */
+static mt_err chase_rates(mt_probe_ctx *c, uint64_t bytes, int dram, const uint32_t *k, size_t n,
+                          double *rate)
+{
+    enum { R = BW_RUNS };
+    mt_experiment *e = calloc(2 * R * n, sizeof *e);
+    mt_result *r = calloc(2 * R * n, sizeof *r);
+    if (!e || !r) {
+        free(e);
+        free(r);
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for the MLP sweep");
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t region = bytes / k[i];
+        uint64_t laps = dram ? 2 * MLP_LOADS : MLP_L2_LAP;
+        uint32_t stride = (uint32_t)mt_round_down(region / laps, MLP_MIN_STRIDE);
+        if (stride < MLP_MIN_STRIDE)
+            stride = MLP_MIN_STRIDE;
+        for (uint32_t run = 0; run < R; run++)
+            for (uint32_t t = 0; t < 2; t++) {
+                mt_experiment *x = &e[(i * R + run) * 2 + t];
+                *x = mt_exp_stream(MT_STREAM_CHASE, MT_PATH_GLOBAL_CG, 1, k[i], 4, 1, bytes,
+                                   MLP_LOADS << t, stride);
+                x->chain[0].offset = (uint64_t)run * BW_RUN_SHIFT;
+            }
+    }
+    mt_err err = mt_run(c, e, 2 * R * n, r);
+    if (err == MT_OK) {
+        for (size_t i = 0; i < n; i++) {
+            double v[R];
+            for (uint32_t run = 0; run < R; run++) {
+                const mt_result *a = &r[(i * R + run) * 2], *b = a + 1;
+                v[run] = mt_bw_slope((double)MLP_LOADS * k[i], sample(a, 0),
+                                     2.0 * MLP_LOADS * k[i], sample(b, 0));
+            }
+            rate[i] = median3(v);
+        }
+        mt_results_free(r, 2 * R * n);
+    }
+    free(e);
+    free(r);
+    return err;
+}
+
+static mt_err mlp_level(mt_probe_ctx *c, const char *key, const char *what, uint64_t bytes,
+                        int dram)
+{
+    uint32_t tmax = c->dev.max_threads_per_block > 0 ? (uint32_t)c->dev.max_threads_per_block : 1024;
+    uint32_t k[MLP_MAX_POINTS];
+    double chases[MLP_MAX_POINTS], rate[MLP_MAX_POINTS];
+    size_t n = 0;
+    uint64_t need_region = dram ? 2ull * MLP_MIN_STRIDE : (uint64_t)MLP_L2_LAP * MLP_MIN_STRIDE;
+    for (uint32_t x = 1; x <= tmax && n < MLP_MAX_POINTS; x *= 2)
+        if (bytes / x >= need_region && bytes % ((uint64_t)x * 4) == 0)
+            k[n++] = x;
+    if (n < 2)
+        return MT_OK;
+    mt_progress(c, "memory-level parallelism at the %s (%zu sweep points)", what, n);
+    mt_err err = chase_rates(c, bytes, dram, k, n, rate);
+    if (err)
+        return err;
+    /* The sweep ends before the first point too long to time. */
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(rate[i]) || !(rate[i] > 0)) {
+            n = i;
+            break;
+        }
+    if (n < 2)
+        return MT_OK;
+    for (size_t i = 0; i < n; i++)
+        chases[i] = k[i];
+    mt_mlp_fit fit;
+    if (mt_mlp_from_sweep(chases, rate, n, &fit) != MT_OK)
+        return MT_OK;
+    mt_finding f;
+    if (fit.saturated)
+        f = mt_find_value(fit.mlp, "count", MT_SRC_MEASURED, "chase-sweep-little",
+                          MT_CONF_DIFFERENCE,
+                          "loads one SM keeps in flight to the %s: rate(k) / rate(1) over k = 1..%u "
+                          "independent ld.global.cg chases (Little's law); saturates from %.0f "
+                          "chases; %.1f cycles per load at one chase",
+                          what, k[n - 1], fit.at_chases, 1 / rate[0]);
+    else
+        f = mt_find_bound(fit.mlp * (1 - MT_MLP_PLATEAU_TOL), "count", "chase-sweep-little",
+                          MT_CONF_DIFFERENCE,
+                          "%.1f loads in flight to the %s with %u chases, still rising: the SM "
+                          "keeps more than the sweep could ask for",
+                          fit.mlp, what, k[n - 1]);
+    mt_set(c, key, "mlp", &f);
+    return MT_OK;
+}
+
+/* ---- the probe ---- */
+
+static void note_thresholds(mt_probe_ctx *c)
+{
+    mt_note_threshold(c, "MT_BW_RISE_SHARE", MT_BW_RISE_SHARE,
+                      "bandwidth: still rising (a lower bound) if the most bytes in flight beat "
+                      "half as many by this share");
+    mt_note_threshold(c, "MT_MLP_PLATEAU_TOL", MT_MLP_PLATEAU_TOL,
+                      "MLP: sweep points within this share of the most in flight form the plateau");
+    mt_note_threshold(c, "MT_MLP_LINEAR_SHARE", MT_MLP_LINEAR_SHARE,
+                      "MLP: saturated only if the last point keeps fewer than this share of its "
+                      "chases in flight");
+    mt_note_threshold(c, "BW_TARGET_BYTES_SM", BW_TARGET_BYTES_SM,
+                      "bandwidth: bytes each SM moves in the shorter run of a pair");
+}
+
+static mt_err bandwidth(mt_probe_ctx *c)
+{
+    if (!mt_backend_supports(c->be, MT_KIND_STREAM)) {
+        mt_progress(c, "skipped: the backend runs no stream experiments");
+        return MT_OK;
+    }
+    note_thresholds(c);
+    const mt_cache_state *cs = c->cs;
+    uint32_t S = (uint32_t)c->dev.sm_count;
+    if (S == 0)
+        return MT_OK;
+    double peak = mt_dram_peak_gbps(c->dev.bus_width_bits, c->dev.mem_clock_khz);
+    if (peak > 0) {
+        mt_finding f = mt_find_value(peak, "GB/s", MT_SRC_DRIVER, "driver attribute",
+                                     MT_CONF_DRIVER,
+                                     "bus %d bits / 8 x memory clock %d MHz x 2 (double data rate)",
+                                     c->dev.bus_width_bits, c->dev.mem_clock_khz / 1000);
+        mt_set(c, "dram", "peak_gbps", &f);
+    }
+    const unsigned rwc = (1u << MT_STREAM_READ) | (1u << MT_STREAM_WRITE) | (1u << MT_STREAM_COPY);
+    bw_level lv[6];
+    int n = 0;
+    /* SM-local levels: a quarter of the measured size per SM. */
+    static const struct {
+        mt_cache_id id;
+        const char *what;
+        mt_path path;
+        unsigned ops;
+    } local[] = {
+        {MT_CACHE_L1D, "the L1 data cache (ld.global.ca)", MT_PATH_GLOBAL_CA, 7},
+        {MT_CACHE_TEX, "the texture cache (tex1Dfetch)", MT_PATH_TEXTURE, 1},
+        {MT_CACHE_RO, "the read-only cache (ld.global.nc)", MT_PATH_GLOBAL_NC, 1},
+    };
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
+        const mt_cache_state *s = &cs[local[i].id];
+        uint64_t fp = pow2_floor(s->size / BW_L1_SHARE);
+        /* Only a size to trust keeps the data in the cache. */
+        const mt_finding *size = mt_get(c, mt_cache_key(local[i].id), "size");
+        bool trusted = size->kind != MT_FIND_NONE && size->confidence >= MT_CONF_TRUSTED;
+        if (s->present && trusted && fp >= 4096)
+            lv[n++] = (bw_level){mt_cache_key(local[i].id), local[i].what, local[i].path, fp,
+                                 local[i].ops};
+    }
+    uint64_t shared_lim = c->dev.path_limit_bytes[MT_PATH_SHARED];
+    uint64_t fb = pow2_floor(shared_lim / 2 < BW_SHARED_BLOCK ? shared_lim / 2 : BW_SHARED_BLOCK);
+    if (fb >= 1024)
+        lv[n++] = (bw_level){"shared", "shared memory", MT_PATH_SHARED, fb, rwc};
+    /* The L2: half of the partition one SM uses. */
+    const mt_finding *part = mt_get(c, "l2", "partition_size");
+    uint64_t l2 = c->dev.l2_bytes;
+    uint64_t near = part->kind == MT_FIND_VALUE && part->confidence >= MT_CONF_TRUSTED
+                        ? (uint64_t)part->value / BW_L2_PART_DIV
+                        : l2 / BW_L2_UNKNOWN_DIV;
+    uint64_t l2_sm = pow2_floor(near / S);
+    /* The MLP sweep reads without copying: twice the bandwidth's L2 data,
+     * room for more chases of a warm lap each. */
+    uint64_t l2_mlp = pow2_floor(2 * near);
+    if (l2_sm >= 4096)
+        lv[n++] = (bw_level){"l2", "the L2 (within the near partition, ld.global.cg)",
+                             MT_PATH_GLOBAL_CG, l2_sm, rwc};
+    /* DRAM: several times the L2, within the path limit (a copy spans 2x). */
+    uint64_t lim = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CG];
+    uint64_t dram_sm = pow2_floor(BW_DRAM_L2_TIMES * l2 / S);
+    while (dram_sm && (dram_sm * S < BW_DRAM_L2_TIMES * l2))
+        dram_sm *= 2;
+    if (l2 && dram_sm && (!lim || 2 * dram_sm * S + (uint64_t)BW_MAX_CONFIGS * BW_RUN_SHIFT <= lim))
+        lv[n++] = (bw_level){"dram", "DRAM (ld.global.cg)", MT_PATH_GLOBAL_CG, dram_sm, rwc};
+    mt_err err;
+    for (int i = 0; i < n; i++) {
+        mt_mark_probed(c, lv[i].key);
+        for (int op = MT_STREAM_READ; op <= MT_STREAM_COPY; op++)
+            if ((lv[i].ops & (1u << op)) && (err = level_op(c, &lv[i], (mt_stream_op)op)))
+                return err;
+    }
+    if (!mt_backend_supports(c->be, MT_KIND_STREAM) ||
+        !(c->be->ops->caps & MT_CAP_STREAM_CHASE))
+        return MT_OK;
+    for (int i = 0; i < n; i++) {
+        int dram = strcmp(lv[i].key, "dram") == 0;
+        if (dram || strcmp(lv[i].key, "l2") == 0)
+            if ((err = mlp_level(c, lv[i].key, dram ? "DRAM" : "L2",
+                                 dram ? lv[i].fp_sm * S : l2_mlp, dram)))
+                return err;
+    }
+    return MT_OK;
+}
+
+static bool bandwidth_requested(const mt_probe_options *o)
+{
+    return o->bandwidth;
+}
+
+static const mt_finding_decl provides[] = {
+#define BW_OPS(obj)                                                                                \
+    {obj ".bw_read", "read bandwidth per SM"}, {obj ".gbps_read", "read bandwidth"},               \
+        {obj ".bw_write", "write bandwidth per SM"}, {obj ".gbps_write", "write bandwidth"},       \
+        {obj ".bw_copy", "copy bandwidth per SM"}, {obj ".gbps_copy", "copy bandwidth"}
+    BW_OPS("l1d"),
+    BW_OPS("shared"),
+    BW_OPS("l2"),
+    BW_OPS("dram"),
+#undef BW_OPS
+    {"texture.bw_read", "read bandwidth per SM"},
+    {"texture.gbps_read", "read bandwidth"},
+    {"readonly.bw_read", "read bandwidth per SM"},
+    {"readonly.gbps_read", "read bandwidth"},
+    {"dram.peak_gbps", "peak bandwidth (bus x clock x 2)"},
+    {"l2.mlp", "loads in flight per SM (MLP)"},
+    {"dram.mlp", "loads in flight per SM (MLP)"},
+    {NULL}};
+static const char *const requires[] = {"l1d.size", "shared.latency", "l2.partition_size", NULL};
+static const mt_object_decl objects[] = {{NULL}};
+const mt_probe_desc mt_probe_bandwidth = {
+    .name = "bandwidth",
+    .summary = "bandwidth of every level (read, write, copy) and loads in flight per SM",
+    .rank = 200, .objects = objects, .provides = provides, .requires = requires,
+    .run = bandwidth, .requested = bandwidth_requested,
+};
