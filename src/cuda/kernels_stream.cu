@@ -80,7 +80,10 @@ template <typename T, int U, int P> __global__ void mtk_stream_kernel(mtk_stream
     const uint64_t first = shared ? 0 : (uint64_t)blockIdx.x * n; /* the block's share */
     const T *src = (const T *)a.src + first;
     T *dst = (T *)a.dst + first;
-    T *ssrc = sm, *sdst = sm + n;
+    /* A copy reads the first n vectors and writes the next n; a write
+     * alone has only its n vectors of shared memory (stream.c sizes the
+     * launch's dynamic shared memory that way). */
+    T *ssrc = sm, *sdst = a.op == 2 ? sm + n : sm;
     if (shared)
         for (uint64_t i = threadIdx.x; i < (a.op == 2 ? 2 * n : n); i += blockDim.x)
             sm[i] = zero_of<T>();

@@ -133,6 +133,13 @@ static double sample(const mt_result *r, int i)
     return r->cycles[0][i] == UINT32_MAX ? NAN : (double)r->cycles[0][i];
 }
 
+/* The SM clock the clock probe measured (MHz), 0 when it did not. */
+static double measured_clock_mhz(mt_probe_ctx *c)
+{
+    const mt_finding *f = mt_get(c, "gpu", "sm_clock");
+    return f->kind == MT_FIND_VALUE && f->value > 0 ? f->value : 0;
+}
+
 /* Rates of n configurations, runs run0..: pairs of R and 2R repeats in one
  * batch; bw[i] B/clk/SM, gbps[i] GB/s (NAN where a difference is not
  * positive). */
@@ -154,14 +161,23 @@ static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const
     }
     mt_err err = mt_run(c, e, 2 * n, r);
     if (err == MT_OK) {
+        double mhz = measured_clock_mhz(c);
         for (size_t i = 0; i < n; i++) {
             double per_rep = moved_sm(l, op, &k[i]);
             double rep = e[2 * i].u.stream.repeats;
             double S = c->dev.sm_count;
-            bw[i] = mt_bw_slope(rep * per_rep, sample(&r[2 * i], 0), 2 * rep * per_rep,
-                                sample(&r[2 * i + 1], 0));
             gbps[i] = mt_bw_slope(rep * per_rep * S, sample(&r[2 * i], 1),
                                   2 * rep * per_rep * S, sample(&r[2 * i + 1], 1));
+            /* Per SM and cycle from the launch's own interval at the SM
+             * clock in effect: the slowest block's clock64 interval covers
+             * only its own blocks' lifetime, which undercounts when an SM
+             * runs a configuration's blocks in waves (registers or shared
+             * memory for fewer than all of them at once: on the H100 it
+             * gave 251 B/clk/SM for the L1 where the launch gave 125).
+             * Without a measured clock, the block interval is all there is. */
+            bw[i] = mhz > 0 ? gbps[i] * 1e3 / (S * mhz)
+                            : mt_bw_slope(rep * per_rep, sample(&r[2 * i], 0), 2 * rep * per_rep,
+                                          sample(&r[2 * i + 1], 0));
         }
         mt_results_free(r, 2 * n);
     }
