@@ -9,6 +9,7 @@
  *   launch.c        one launch: uploads, L2 flush, kernel, watchdog
  *   kernels_*.cu    the kernels (chase, sequence, utilities)
  *   clock.c         MT_KIND_CLOCK experiments (the SM clock in effect)
+ *   banks.c         MT_KIND_BANKS experiments (shared-memory bank conflicts)
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE and MT_KIND_CLOCK (backend.h gives
  * the contract); the others are refused with MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
@@ -141,9 +142,18 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     }
     g->idx = im->h.group_idx;
     CK(cudaSetDevice(im->dev));
-    /* Clock experiments run by themselves; the rest go through launch groups. */
+    /* Clock experiments run by themselves, banks experiments in a launch
+     * of their own; the rest go through launch groups. */
+    npend = 0;
+    for (size_t i = 0; i < n; i++)
+        if (exps[i].kind == MT_KIND_BANKS)
+            pending[npend++] = i;
+    if (npend && (rc = mtc_run_banks(im, exps, pending, npend, out, ei)) != MT_OK)
+        goto out;
     npend = 0;
     for (size_t i = 0; i < n; i++) {
+        if (exps[i].kind == MT_KIND_BANKS)
+            continue;
         if (exps[i].kind != MT_KIND_CLOCK)
             pending[npend++] = i;
         else if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
@@ -183,7 +193,7 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT,
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_BANKS | MT_CAP_CARVEOUT,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

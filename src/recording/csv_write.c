@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "../report/atomic_file.h"
+#include "banks_params.h"
 
 int mt_recording_stores_kind(mt_exp_kind k)
 {
-    return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK;
+    return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
+           k == MT_KIND_BANKS;
 }
 
 const char *mt_order_name(mt_order o)
@@ -107,12 +109,14 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
     fprintf(f, "%s\n", MT_EXPERIMENTS_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         const mt_experiment *x = &exps[i];
-        char params[64] = "";
+        char params[MT_BANKS_PARAMS_MAX + 32] = "";
         if (x->kind == MT_KIND_SEQUENCE)
             snprintf(params, sizeof params, "n=%" PRIu32 " untimed=%" PRIu32, x->u.seq.n,
                      x->u.seq.untimed);
         else if (x->kind == MT_KIND_CLOCK)
             snprintf(params, sizeof params, "ns=%" PRIu32, x->u.clock.ns);
+        else if (x->kind == MT_KIND_BANKS)
+            mt_banks_params_format(&x->u.banks, params, sizeof params);
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);
