@@ -17,6 +17,15 @@ mt_err mt_bank_level_of(double *x, size_t n, mt_bank_level *out, mt_errinfo *ei)
     if (n < 4)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "a bank level needs at least 4 samples, got %zu", n);
     qsort(x, n, sizeof *x, cmp_double);
+    /* Timer spikes (interrupts) far above the rest are dropped first. */
+    double med = x[n / 2], mad[64];
+    size_t step = n / 64 + 1, nm = 0;
+    for (size_t i = 0; i < n && nm < 64; i += step)
+        mad[nm++] = fabs(x[i] - med);
+    qsort(mad, nm, sizeof *mad, cmp_double);
+    double cut = med + MT_BANK_SPIKE_SDS * 1.4826 * mad[nm / 2];
+    while (n > 4 && x[n - 1] > cut && mad[nm / 2] > 0)
+        n--;
     size_t lo = n / 4, hi = n - n / 4;
     double sum = 0, sq = 0;
     for (size_t i = lo; i < hi; i++)
@@ -28,7 +37,9 @@ mt_err mt_bank_level_of(double *x, size_t n, mt_bank_level *out, mt_errinfo *ei)
      * back to the whole sample's spread, whose mean-like estimate this is. */
     double sd = sqrt(sq / (double)(hi - lo) / 0.38);
     out->level = m;
-    out->se = sd / sqrt((double)n);
+    /* Spikes below the cut still lean the mean upwards (thresholds.h). */
+    double bias = MT_BANK_SPIKE_BIAS * sd;
+    out->se = sqrt(sd * sd / (double)n + bias * bias);
     return MT_OK;
 }
 

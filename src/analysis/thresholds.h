@@ -130,6 +130,15 @@
  * cycles is a quarter of it, above the 1-2 cycles of timer jitter. */
 #define MT_BANK_MIN_GAP_CYCLES 4.0
 #define MT_BANK_SE_FACTOR 4.0
+/* A bank level (interquartile mean) first drops samples more than
+ * MT_BANK_SPIKE_SDS robust standard deviations above the median: timer
+ * spikes, which normal noise reaches once in 3.5 million samples.  Spikes
+ * below that in up to 1% of the samples (the rate the simulator allows,
+ * well above what GPUs show) move the interquartile mean up by at most
+ * 0.01 / (2 x 0.318) = 1.6% of the spread (0.318: the normal density at
+ * the quartiles), which the level's standard error includes. */
+#define MT_BANK_SPIKE_SDS 5.0
+#define MT_BANK_SPIKE_BIAS 0.016
 /* Passes of a 64/128-bit load are (its latency - the conflict-free one) /
  * the cost of a pass + 1; an estimate further than this from a whole
  * number is reported with a confidence below 0.5. */

@@ -26,9 +26,11 @@
 #include "confidence.h"
 #include "probe_internal.h"
 
-/* Samples per pattern: the level's standard error is about 1.1 sd /
- * sqrt(512), a twentieth of the shared memory's noise. */
-#define BANK_SAMPLES 512u
+/* Samples per pattern (at most the backend's fine limit): the level's
+ * standard error is about 1.1 sd / sqrt(2048), a fortieth of the shared
+ * memory's noise.  On a GPU the slowest pattern (32 ways) takes about
+ * 2048 x 200 cycles, 0.2 ms, and all patterns of a batch run at once. */
+#define BANK_SAMPLES 2048u
 /* Widest bank row looked for: 64 banks x 8 B (docs/spec-format.md); the
  * sweep goes one stride beyond it to see the plateau. */
 #define BANK_MAX_ROW 512u
@@ -135,6 +137,10 @@ static void note_thresholds(mt_probe_ctx *c)
                       "16-way step)");
     mt_note_threshold(c, "MT_BANK_SE_FACTOR", MT_BANK_SE_FACTOR,
                       "bank levels must also differ by this many combined standard errors");
+    mt_note_threshold(c, "MT_BANK_SPIKE_SDS", MT_BANK_SPIKE_SDS,
+                      "bank samples this many robust sigmas above the median are timer spikes");
+    mt_note_threshold(c, "MT_BANK_SPIKE_BIAS", MT_BANK_SPIKE_BIAS,
+                      "share of the spread that remaining spikes may add to a bank level");
     mt_note_threshold(c, "MT_BANK_PASS_TOLERANCE", MT_BANK_PASS_TOLERANCE,
                       "a wide load's pass count further than this from a whole number is "
                       "flagged");
@@ -275,8 +281,11 @@ static mt_err banks(mt_probe_ctx *c)
                       fit.slope_se, fit.max_residual, linear ? "" : ", not a line within 2 cycles",
                       y[0], y[1], y[3], y[7], y[15], y[31]);
     mt_set(c, "shared", "conflict_cycles", &f);
-    f = mt_find_value(y[31], "cycles", MT_SRC_MEASURED, "bank-degree-fit", MT_CONF_BANKS,
-                      "32 threads in one bank, distinct rows (+-%.2f standard error)", lv[31].se);
+    int precise = 2 * lv[31].se <= MT_BANK_FIT_TOLERANCE_CYCLES;
+    f = mt_find_value(y[31], "cycles", MT_SRC_MEASURED, "bank-degree-fit",
+                      precise ? MT_CONF_BANKS : MT_CONF_INCONSISTENT,
+                      "32 threads in one bank, distinct rows (+-%.2f standard error%s)", lv[31].se,
+                      precise ? "" : ": noise too large for 2 cycles");
     mt_set(c, "shared", "latency_32way", &f);
     static const char *const names[2] = {"passes_64bit", "passes_128bit"};
     for (int w = 0; w < 2; w++) {
