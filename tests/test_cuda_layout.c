@@ -890,8 +890,6 @@ static void test_validate(void **state)
     assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_UNSUPPORTED);
     assert_non_null(strstr(ei.msg, "not implemented by the cuda backend yet"));
     assert_non_null(strstr(ei.msg, "stream"));
-    e.kind = MT_KIND_BANKS;
-    assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_UNSUPPORTED);
     e.kind = MT_KIND_CLUSTER;
     assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_UNSUPPORTED);
     /* Sequences: the limit, and the list's shape through the generic check. */

@@ -596,7 +596,7 @@ static void test_caps_passthrough(void **state)
     assert_int_equal(mt_backend_record_wrap(fake_open_caps(NULL, caps), dir, &rec, &ei), MT_OK);
     assert_int_equal(rec->ops->caps, caps);
     assert_true(mt_backend_supports(rec, MT_KIND_STREAM));
-    assert_false(mt_backend_supports(rec, MT_KIND_BANKS));
+    assert_false(mt_backend_supports(rec, MT_KIND_CLUSTER));
     mt_experiment x[2];
     x[0] = fx_exp(MT_PATH_GLOBAL_CA, 4096, 128, 8, MT_MODE_FINE);
     x[1] = x[0];
