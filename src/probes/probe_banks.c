@@ -223,9 +223,13 @@ static mt_err banks(mt_probe_ctx *c)
     pattern p[2 + BANK_MAX_DEGREE];
     mt_bank_level lv[2 + BANK_MAX_DEGREE];
     size_t n = 0;
-    for (uint32_t m = 1; m * 4 <= BANK_MAX_WIDTH && m * 4 < row; m *= 2)
-        p[n++] = odd_shifted(row, m);
-    if ((err = run_patterns(c, p, n, lv)))
+    for (uint32_t m = 1; m * 4 <= BANK_MAX_WIDTH && m * 4 < row; m *= 2) {
+        p[n] = odd_shifted(row, m);
+        if (span_of(&p[n]) > span_budget(c))
+            break; /* 4m bytes beyond the last stride the sweep could use */
+        n++;
+    }
+    if (n && (err = run_patterns(c, p, n, lv)))
         return err;
     uint32_t width = 0;
     for (size_t i = 0; i < n && !width; i++) {
