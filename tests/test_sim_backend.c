@@ -609,7 +609,8 @@ static void test_interface_version_2(void **state)
     (void)state;
     mt_backend *b = open_preset("h100", 0);
     assert_int_equal(b->ops->api_version, MT_BACKEND_API_VERSION);
-    assert_int_equal(b->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT);
+    assert_int_equal(b->ops->caps,
+                     MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_BANKS | MT_CAP_CARVEOUT);
     mt_device_info d;
     mt_errinfo ei = {{0}};
     assert_int_equal(mt_backend_info(b, &d, &ei), MT_OK);

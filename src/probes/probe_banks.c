@@ -240,7 +240,7 @@ static mt_err banks(mt_probe_ctx *c)
             width = 4u << i;
     }
     if (!width) {
-        f = mt_find_value(row / 4, "banks", MT_SRC_MEASURED, "bank-stride-sweep",
+        f = mt_find_value(row / 4, "count", MT_SRC_MEASURED, "bank-stride-sweep",
                           MT_CONF_INCONSISTENT,
                           "row of %u B; bank width not found (no shift up to %u B left bank 0), "
                           "so this count assumes 4 B banks%s",
@@ -249,7 +249,7 @@ static mt_err banks(mt_probe_ctx *c)
         return MT_OK;
     }
     uint32_t nbanks = row / width;
-    f = mt_find_value(nbanks, "banks", MT_SRC_MEASURED, "bank-stride-sweep", conf,
+    f = mt_find_value(nbanks, "count", MT_SRC_MEASURED, "bank-stride-sweep", conf,
                       "a %u B row of banks (stride sweep: 16-way %.1f, 32-way %.1f cycles) of "
                       "%u B banks%s",
                       row, lv16.level, lv32.level, width, doubt);
@@ -299,7 +299,7 @@ static mt_err banks(mt_probe_ctx *c)
         double passes = 1 + (l->level - lv[0].level) / fit.slope;
         double whole = round(passes);
         int clear = linear && whole >= 1 && fabs(passes - whole) <= MT_BANK_PASS_TOLERANCE;
-        f = mt_find_value(whole >= 1 ? whole : 1, "passes", MT_SRC_MEASURED, "bank-wide-load",
+        f = mt_find_value(whole >= 1 ? whole : 1, "count", MT_SRC_MEASURED, "bank-wide-load",
                           clear ? MT_CONF_BANKS : MT_CONF_INCONSISTENT,
                           "32 contiguous %d-byte words: %.1f cycles, %.2f passes of %.2f cycles "
                           "over the conflict-free load",
