@@ -371,9 +371,6 @@ static void test_kind_checks(void **state)
     /* a stream has its own shape (backend.h): a chase's is refused */
     e.kind = MT_KIND_STREAM;
     expect(&e, &d, MT_ERR_INVALID_ARG, "stream");
-    /* defined but not implemented yet: refused, never checked as a chase */
-    e.kind = MT_KIND_BANKS;
-    expect(&e, &d, MT_ERR_UNSUPPORTED, "banks");
     e.kind = MT_KIND_CLUSTER;
     expect(&e, &d, MT_ERR_UNSUPPORTED, "cluster");
     /* the chase checks are unchanged */

@@ -890,9 +890,6 @@ static void test_validate(void **state)
     e.kind = MT_KIND_STREAM;
     assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_INVALID_ARG);
     assert_non_null(strstr(ei.msg, "stream"));
-    e.kind = MT_KIND_BANKS;
-    assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_UNSUPPORTED);
-    assert_non_null(strstr(ei.msg, "not implemented by the cuda backend yet"));
     e.kind = MT_KIND_CLUSTER;
     assert_int_equal(mtc_validate(&e, 4, &d, &ei), MT_ERR_UNSUPPORTED);
     /* Sequences: the limit, and the list's shape through the generic check. */

@@ -62,7 +62,7 @@ static void test_default_order_is_the_historic_one(void **state)
     mt_probe_options_default(&o);
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,clock,shared,l1d,texture,readonly,constant,l2,l2map,l1_miss,dram,sharing,replacement,geometry,l1d_profile,cache_geom,policy");
+    assert_string_equal(buf, "calibrate,clock,shared,banks,l1d,texture,readonly,constant,l2,l2map,l1_miss,dram,sharing,replacement,geometry,l1d_profile,cache_geom,policy");
 }
 
 static void test_only_closes_over_requirements(void **state)
@@ -90,7 +90,7 @@ static void test_skip_takes_dependants(void **state)
     o.skip[1] = NULL;
     char buf[256];
     plan_names(&o, buf, sizeof buf);
-    assert_string_equal(buf, "calibrate,clock,shared,l1d,readonly,constant,l2,l2map,dram,replacement,geometry,l1d_profile,policy");
+    assert_string_equal(buf, "calibrate,clock,shared,banks,l1d,readonly,constant,l2,l2map,dram,replacement,geometry,l1d_profile,policy");
 }
 
 static void test_parse_only_errors(void **state)
@@ -106,7 +106,7 @@ static void test_parse_only_errors(void **state)
     assert_int_equal(mt_probe_parse_only("", &o, &ei), MT_ERR_INVALID_ARG);
     char names[256];
     mt_probe_names(names, sizeof names);
-    assert_string_equal(names, "shared, l1d, texture, readonly, constant, l2, l2map, l1_miss, dram, sharing, replacement, l1d_profile");
+    assert_string_equal(names, "shared, banks, l1d, texture, readonly, constant, l2, l2map, l1_miss, dram, sharing, replacement, l1d_profile");
 }
 
 int main(void)

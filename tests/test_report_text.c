@@ -429,7 +429,7 @@ static void test_write_error(void **state)
  * findings outside the table are declared first (NONE), as the probes do. */
 /* The label the probes declare for a finding of the golden digests: the
  * fixture's, or the geometry probes' (every cache's ways, sets, index and
- * masks) and the policy probe's. */
+ * masks), the policy probe's and the banks probe's. */
 static const char *golden_label(const char *name)
 {
     static const struct {
@@ -439,7 +439,14 @@ static const char *golden_label(const char *name)
                     {"index", "set index"},
                     {"index_masks", "set-index XOR masks"},
                     {"policy", "replacement policy (per-set tests)"},
-                    {"policy_evidence", "replacement evidence (victim, samples, [LRU FIFO PLRU])"}};
+                    {"policy_evidence", "replacement evidence (victim, samples, [LRU FIFO PLRU])"},
+                    {"banks", "banks"},
+                    {"bank_width", "bank width"},
+                    {"broadcast", "one word broadcast to a warp"},
+                    {"conflict_cycles", "bank conflict: cost per way"},
+                    {"latency_32way", "32-way bank conflict latency"},
+                    {"passes_64bit", "passes of a 64-bit warp load"},
+                    {"passes_128bit", "passes of a 128-bit warp load"}};
     const char *label = fx_label(name);
     for (size_t i = 0; !label && i < sizeof geometry / sizeof *geometry; i++)
         if (strcmp(geometry[i].name, name) == 0)

@@ -319,7 +319,7 @@ static void test_refusals_and_info(void **state)
     assert_true(mt_backend_supports(b, MT_KIND_CHASE));
     assert_true(mt_backend_supports(b, MT_KIND_SEQUENCE));
     assert_false(mt_backend_supports(b, MT_KIND_STREAM));
-    assert_false(mt_backend_supports(b, MT_KIND_BANKS));
+    assert_true(mt_backend_supports(b, MT_KIND_BANKS));
     assert_false(mt_backend_supports(b, MT_KIND_CLUSTER));
 
     static const uint32_t ok[] = {A, B, A};

@@ -44,6 +44,12 @@ What is drawn, and the limits kept:
     log-uniform over the format's 1..4096 B/clk per SM, shared memory's
     likewise, the L2's and DRAM's GPU-wide figures log-uniform from 1 B/clk
     per SM to the format's 10^6 B/clk, and mshr log-uniform over 1..65536.
+  * the [shared] bank keys (issue 9), from an RNG of their own (seeded from the
+    seed) for the same reason: about 1 in 5 specs leave them out (the
+    defaults, 32 x 4 B banks, 2 cycles per way, broadcast), the others draw
+    banks 16/32/64 and bank_width 4/8 with banks x width >= 128 B (the
+    format's rule), conflict_cycles log-uniform over 1..64 and broadcast
+    no for about 1 in 4;
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -196,6 +202,17 @@ def _partition_map(X, parts, sm_count):
     return f"partition_of_sm = {' '.join(str(p) for p in order)}\n"
 
 
+def _banks(seed):
+    """[shared]'s bank keys from their own RNG (the module docstring)."""
+    Y = random.Random(f"issue9 banks {seed}")
+    if Y.random() < 0.2:
+        return ""
+    banks, width = Y.choice([(b, w) for b in (16, 32, 64) for w in (4, 8) if b * w >= 128])
+    cycles = round(_log_uniform(Y, 1, 64), 2)
+    return (f"banks = {banks}\nbank_width = {width}\nconflict_cycles = {max(1.0, min(64.0, cycles))}\n"
+            f"broadcast = {'no' if Y.random() < 0.25 else 'yes'}\n")
+
+
 def spec_whole(seed):
     R = random.Random(seed)
     outlier_rate = 0 if R.random() < 0.3 else round(R.uniform(0, 0.01), 5)
@@ -303,7 +320,7 @@ outlier_cycles = {R.randint(200, 10000)}
     dram = (far if parts > 1 else l2lat) + R.randint(100, 500)
     shared = R.randint(18, 40)
     out.append(f"[dram]\nlatency = {dram}\nnoise = {_noise(R, dram)}\n\n"
-               f"[shared]\nlatency = {shared}\nnoise = {_noise(R, shared)}\n")
+               f"[shared]\nlatency = {shared}\nnoise = {_noise(R, shared)}\n" + _banks(seed))
     out.append(_throughput(seed, out, sm_count))
     return "\n".join(out)
 

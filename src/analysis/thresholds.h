@@ -120,4 +120,32 @@
  * cache: small enough that a lone chain never misses, large enough that a
  * second chain in the same physical cache must evict it. */
 #define MT_SHARING_FILL 0.75
+/* Shared-memory banks (analysis/banks.c, probes/probe_banks.c).  Two
+ * latency levels of warp loads differ when they are more than
+ * MT_BANK_MIN_GAP_CYCLES apart and more than MT_BANK_SE_FACTOR combined
+ * standard errors: 4 standard errors leave a false "differ" at about 6e-5
+ * per comparison under normal noise, and a run makes about 40.  The gap
+ * the probe must see is never below 16 cycles (16 ways more conflict at
+ * a cycle or more per way: a bank delivers one word per cycle), so 4
+ * cycles is a quarter of it, above the 1-2 cycles of timer jitter. */
+#define MT_BANK_MIN_GAP_CYCLES 4.0
+#define MT_BANK_SE_FACTOR 4.0
+/* A bank level (interquartile mean) first drops samples more than
+ * MT_BANK_SPIKE_SDS robust standard deviations above the median: timer
+ * spikes, which normal noise reaches once in 3.5 million samples.  Spikes
+ * below that in up to 1% of the samples (the rate the simulator allows,
+ * well above what GPUs show) move the interquartile mean up by at most
+ * 0.01 / (2 x 0.318) = 1.6% of the spread (0.318: the normal density at
+ * the quartiles), which the level's standard error includes. */
+#define MT_BANK_SPIKE_SDS 5.0
+#define MT_BANK_SPIKE_BIAS 0.016
+/* Passes of a 64/128-bit load are (its latency - the conflict-free one) /
+ * the cost of a pass + 1; an estimate further than this from a whole
+ * number is reported with a confidence below 0.5. */
+#define MT_BANK_PASS_TOLERANCE 0.25
+/* The conflict cost fit: its 95% interval (2 standard errors) times the
+ * 31 extra ways of a 32-way conflict must stay within the 2 cycles per
+ * degree the issue asks for, else the finding is flagged. */
+#define MT_BANK_FIT_TOLERANCE_CYCLES 2.0
+
 #endif

@@ -1,4 +1,4 @@
-/* The backend interface, version 2.1: the only thing probes know about a GPU.
+/* The backend interface, version 2.2: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -159,10 +159,15 @@ typedef struct {
     uint32_t in_flight;       /* 1, 2, 4 ... MT_STREAM_MAX_IN_FLIGHT (a chase: 1) */
 } mt_stream;
 
-/* MT_KIND_BANKS (implemented by the TLB/banks issue): one warp; thread t
- * accesses shared-memory word `word_index[t]` (words of `word_bytes`, 4, 8
- * or 16) `loads` times; one sample per load of thread 0: cycles of the warp
- * instruction. */
+/* MT_KIND_BANKS (since 2.2, MT_CAP_BANKS): one warp; thread t <
+ * n_threads loads shared-memory word `word_index[t]` (words of
+ * `word_bytes`, 4, 8 or 16, so byte word_index[t] x word_bytes) `loads`
+ * times, all threads in the same instruction; one sample per load of
+ * thread 0: cycles of the warp's load, with the fine timer overhead
+ * included as in a chase's fine samples.  Shape (mt_exp_banks builds it):
+ * one chain on the shared path whose footprint spans every word read and
+ * whose stride is word_bytes, fine mode, no warm-up laps (the backend
+ * warms its own instruction path). */
 typedef struct {
     uint32_t word_bytes;
     uint32_t word_index[32];
@@ -266,6 +271,10 @@ mt_experiment mt_exp_stream(mt_stream_op op, mt_path p, uint32_t blocks, uint32_
                             uint32_t repeats, uint32_t chase_stride);
 
 /* A clock experiment (MT_KIND_CLOCK) of `ns` nanoseconds on SM `sm` (-1 any). */
+/* A banks experiment (MT_KIND_BANKS): thread t < n_threads (1..32) reads
+ * word word_index[t] of word_bytes; `loads` fine samples. */
+mt_experiment mt_exp_banks(uint32_t word_bytes, const uint32_t *word_index, uint32_t n_threads,
+                           uint32_t loads);
 mt_experiment mt_exp_clock(uint32_t ns, int sm);
 
 /* Validates an experiment against a device's limits (stride alignment,
@@ -280,7 +289,8 @@ typedef struct mt_backend mt_backend;
 /* Additions that leave version-2 code working: 1 = carveout requests
  * (MT_CAP_CARVEOUT, mt_experiment.set_carveout, the device's
  * carveout_smem_options); 2 = stream experiments (mt_stream.in_flight,
- * the chase op, MT_CAP_STREAM_CHASE). */
+ * the chase op, MT_CAP_STREAM_CHASE) and MT_KIND_BANKS implemented (sim,
+ * cuda, record, replay). */
 #define MT_BACKEND_API_MINOR 2
 
 typedef struct {

@@ -63,6 +63,47 @@ mt_experiment mt_exp_clock(uint32_t ns, int sm)
     return e;
 }
 
+mt_experiment mt_exp_banks(uint32_t word_bytes, const uint32_t *word_index, uint32_t n_threads,
+                           uint32_t loads)
+{
+    uint32_t top = 0;
+    for (uint32_t t = 0; t < n_threads && t < 32; t++)
+        top = word_index[t] > top ? word_index[t] : top;
+    mt_experiment e = mt_exp_chase(MT_PATH_SHARED, ((uint64_t)top + 1) * word_bytes, word_bytes, 0,
+                                   loads, MT_MODE_FINE);
+    e.kind = MT_KIND_BANKS;
+    e.u.banks.word_bytes = word_bytes;
+    e.u.banks.n_threads = n_threads;
+    for (uint32_t t = 0; t < n_threads && t < 32; t++)
+        e.u.banks.word_index[t] = word_index[t];
+    return e;
+}
+
+/* The fixed shape of a banks experiment (backend.h, mt_banks): its words
+ * live in chain 0's shared-memory span, so the chain checks bound them. */
+static mt_err check_banks(const mt_experiment *e, mt_errinfo *ei)
+{
+    const mt_banks *b = &e->u.banks;
+    if (b->word_bytes != 4 && b->word_bytes != 8 && b->word_bytes != 16)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "banks experiment: word of %u B (4, 8 or 16)",
+                       b->word_bytes);
+    if (b->n_threads < 1 || b->n_threads > 32)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "banks experiment: %u threads (1..32)",
+                       b->n_threads);
+    if (e->n_chains != 1 || e->chain[0].path != MT_PATH_SHARED ||
+        e->chain[0].stride != b->word_bytes || e->mode != MT_MODE_FINE || e->warmup_laps != 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "banks experiment must have one shared chain of stride word_bytes, fine "
+                       "loads and no warm-up");
+    uint64_t words = e->chain[0].footprint / b->word_bytes;
+    for (uint32_t t = 0; t < b->n_threads; t++)
+        if (b->word_index[t] >= words)
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "banks experiment: thread %u reads word %u of a %llu-word span", t,
+                           b->word_index[t], (unsigned long long)words);
+    return MT_OK;
+}
+
 /* The fixed shape of a clock experiment (backend.h, mt_clock). */
 static mt_err check_clock(const mt_experiment *e, mt_errinfo *ei)
 {
@@ -229,6 +270,9 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
     case MT_KIND_STREAM:
         return check_stream(e, dev, ei);
     case MT_KIND_BANKS:
+        if ((err = check_banks(e, ei)))
+            return err;
+        break;
     case MT_KIND_CLUSTER:
         /* Defined in backend.h, implemented by later issues: whoever
          * implements one adds its checks here. */

@@ -10,8 +10,9 @@
  *   kernels_*.cu    the kernels (chase, sequence, utilities)
  *   clock.c         MT_KIND_CLOCK experiments (the SM clock in effect)
  *   stream.c        MT_KIND_STREAM experiments (kernels_stream.cu)
- * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK and MT_KIND_STREAM
- * (backend.h gives the contract); the others are refused with
+ *   banks.c         MT_KIND_BANKS experiments (shared-memory bank conflicts)
+ * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM and
+ * MT_KIND_BANKS (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
@@ -143,10 +144,18 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     }
     g->idx = im->h.group_idx;
     CK(cudaSetDevice(im->dev));
-    /* Clock and stream experiments run by themselves; the rest go
-     * through launch groups. */
+    /* Clock and stream experiments run by themselves, banks experiments in
+     * a launch of their own; the rest go through launch groups. */
+    npend = 0;
+    for (size_t i = 0; i < n; i++)
+        if (exps[i].kind == MT_KIND_BANKS)
+            pending[npend++] = i;
+    if (npend && (rc = mtc_run_banks(im, exps, pending, npend, out, ei)) != MT_OK)
+        goto out;
     npend = 0;
     for (size_t i = 0; i < n; i++) {
+        if (exps[i].kind == MT_KIND_BANKS)
+            continue;
         if (exps[i].kind == MT_KIND_CLOCK) {
             if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
@@ -192,7 +201,7 @@ static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

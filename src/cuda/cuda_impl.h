@@ -105,6 +105,10 @@ void mtc_buffers_free_host(cuda_impl *im);
 mt_err mtc_ensure_arena(cuda_impl *im, uint64_t bytes, mt_errinfo *ei);
 mt_err mtc_ensure_staging(cuda_impl *im, size_t succ_words, size_t seq_words, mt_errinfo *ei);
 
+/* banks.c: runs the MT_KIND_BANKS experiments exps[which[0..n-1]] in one
+ * launch, filling out[which[k]]. */
+mt_err mtc_run_banks(cuda_impl *im, const mt_experiment *exps, const size_t *which, size_t n,
+                     mt_result *out, mt_errinfo *ei);
 /* clock.c: runs one MT_KIND_CLOCK experiment (it needs no launch group). */
 mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* stream.c: runs one MT_KIND_STREAM experiment (a launch of its own). */

@@ -1,5 +1,5 @@
 /* Host entry points of the cuda backend's kernels (kernels_chase.cu,
- * kernels_sequence.cu, kernels_util.cu), callable from C.  The descriptor
+ * kernels_sequence.cu, kernels_util.cu, kernels_banks.cu), callable from C.  The descriptor
  * types are in kernel_abi.h.  Only src/cuda includes CUDA headers. */
 #ifndef MT_CUDA_KERNELS_H
 #define MT_CUDA_KERNELS_H
@@ -61,6 +61,18 @@ cudaError_t mtk_launch_flush(void *buf, size_t bytes, unsigned blocks, cudaStrea
  * SM cycles, out[1] = ns elapsed (>= ns), out[2] = %smid. */
 cudaError_t mtk_launch_clock(uint32_t ns, int target, unsigned blocks, uint32_t *claim,
                              uint32_t *out, cudaStream_t s);
+/* MT_KIND_BANKS (kernels_banks.cu): one warp per experiment; descs, samples
+ * and smids in device memory.  Block i runs descs[i]: thread t <
+ * n_threads loads word word_index[t] of word_bytes, loads + 1 times (the
+ * first untimed); samples[i * stride + k] = cycles of timed load k;
+ * smids[i] = %smid.  Every block has (span_words + 32) x 4 B of dynamic
+ * shared memory: the words read, then a sink word per thread. */
+typedef struct {
+    uint32_t word_bytes, n_threads, loads, reserved;
+    uint32_t word_index[32];
+} mtk_banks_desc;
+cudaError_t mtk_launch_banks(const mtk_banks_desc *descs, unsigned n, uint32_t span_words,
+                             uint32_t stride, uint32_t *samples, uint32_t *smids, cudaStream_t s);
 /* Oldest SASS architecture in this build, e.g. 75 (from __CUDA_ARCH_LIST__). */
 int mtk_oldest_arch(void);
 /* Newest PTX/SASS architecture built, e.g. 90. */

@@ -17,10 +17,30 @@ static mt_err validate_sequence(const mt_experiment *e, size_t i, const mt_devic
     return MT_OK;
 }
 
+/* Banks experiments run in a launch of their own on whichever SMs the
+ * blocks land (shared memory is per block), with the default carveout. */
+static mt_err validate_banks(const mt_experiment *e, size_t i, const mt_device_info *dev,
+                             mt_errinfo *ei)
+{
+    mt_err rc = mt_experiment_check(e, dev, ei);
+    if (rc != MT_OK)
+        return rc;
+    if (e->sm >= 0 || e->set_carveout)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "experiment %zu: banks experiments run on any SM at the default carveout",
+                       i);
+    if (e->loads > MTK_FINE_MAX)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment %zu: %u fine loads exceed %u", i,
+                       e->loads, MTK_FINE_MAX);
+    return MT_OK;
+}
+
 mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev, mt_errinfo *ei)
 {
     if (e->kind == MT_KIND_CLOCK || e->kind == MT_KIND_STREAM)
         return mt_experiment_check(e, dev, ei);
+    if (e->kind == MT_KIND_BANKS)
+        return validate_banks(e, i, dev, ei);
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED,
                        "experiment %zu: %s experiments are not implemented by the cuda backend yet",

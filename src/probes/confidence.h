@@ -60,4 +60,10 @@
  * hardware counters; below 1 only because the clock may change later. */
 #define MT_CONF_CLOCK 0.95
 
+/* Bank count, width, broadcast and wide-load passes read off latency
+ * levels that differ by at least 16 cycles and 4 standard errors
+ * (MT_BANK_*): a pattern disturbed in most of its samples could still
+ * move one level. */
+#define MT_CONF_BANKS 0.9
+
 #endif

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "../topology/device_json.h"
+#include "banks_params.h"
 #include "csv_read.h"
 #include "csv_write.h"
 #include "recording.h"
@@ -69,6 +70,13 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
             x->repeats != y->repeats || x->in_flight != y->in_flight)
             return 0;
     }
+    if (a->kind == MT_KIND_BANKS) {
+        const mt_banks *x = &a->u.banks, *y = &b->u.banks;
+        if (x->word_bytes != y->word_bytes || x->n_threads != y->n_threads ||
+            (x->n_threads <= 32 &&
+             memcmp(x->word_index, y->word_index, x->n_threads * sizeof *x->word_index)))
+            return 0;
+    }
     for (int c = 0; c < a->n_chains && c < MT_MAX_CHAINS; c++) {
         const mt_chain *x = &a->chain[c], *y = &b->chain[c];
         if (x->thread != y->thread || x->path != y->path || x->footprint != y->footprint ||
@@ -110,6 +118,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
             (int)e->u.stream.op, e->u.stream.blocks, e->u.stream.threads,
             e->u.stream.vector_bytes, e->u.stream.in_flight,
             (unsigned long long)e->u.stream.bytes, e->u.stream.repeats);
+    if (e->kind == MT_KIND_BANKS)
+        PUT(" banks word_bytes=%u threads=%u", e->u.banks.word_bytes, e->u.banks.n_threads);
     if (e->set_carveout)
         PUT(" carveout=%d%%", e->carveout_percent);
 #undef PUT
@@ -308,6 +318,15 @@ enum {
 static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
 {
     const char *s = c->field[C_PARAMS];
+    if (x->kind == MT_KIND_BANKS) {
+        char why[MT_BANKS_PARAMS_MAX + 200];
+        int carveout;
+        if (mt_banks_params_parse(s, &x->u.banks, &carveout, why, sizeof why))
+            return mt_csv_fail(c, ei, "%s", why);
+        x->set_carveout = carveout >= 0;
+        x->carveout_percent = carveout >= 0 ? carveout : 0;
+        return MT_OK;
+    }
     /* The keys of each kind, all required, in any order; then the
      * optional carveout. */
     uint32_t carveout = 0, op = 0;
@@ -863,7 +882,7 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

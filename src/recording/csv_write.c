@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "../report/atomic_file.h"
+#include "banks_params.h"
 
 int mt_recording_stores_kind(mt_exp_kind k)
 {
     return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
-           k == MT_KIND_STREAM;
+           k == MT_KIND_STREAM || k == MT_KIND_BANKS;
 }
 
 const char *mt_order_name(mt_order o)
@@ -108,7 +109,7 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
     fprintf(f, "%s\n", MT_EXPERIMENTS_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         const mt_experiment *x = &exps[i];
-        char params[128] = "";
+        char params[MT_BANKS_PARAMS_MAX + 128] = "";
         if (x->kind == MT_KIND_SEQUENCE)
             snprintf(params, sizeof params, "n=%" PRIu32 " untimed=%" PRIu32, x->u.seq.n,
                      x->u.seq.untimed);
@@ -120,6 +121,8 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
                      " in_flight=%" PRIu32,
                      (int)x->u.stream.op, x->u.stream.blocks, x->u.stream.threads,
                      x->u.stream.vector_bytes, x->u.stream.in_flight);
+        else if (x->kind == MT_KIND_BANKS)
+            mt_banks_params_format(&x->u.banks, params, sizeof params);
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);

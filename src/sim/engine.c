@@ -6,6 +6,7 @@
 
 #include "../backend/chain.h"
 #include "../core/rng.h"
+#include "banks.h"
 #include "cache.h"
 
 /* Longest route of caches a load can take (every cache plus the L2). */
@@ -394,12 +395,39 @@ static mt_err run_clock(const mt_sim_spec *s, const mt_experiment *e, mt_result 
     return MT_OK;
 }
 
+/* MT_KIND_BANKS: every sample is a fine shared load (timer overhead,
+ * [shared] latency and noise, timer outliers) plus conflict_cycles for
+ * each pass of the bank model (banks.h) after the first. */
+static mt_err run_banks(const mt_sim_spec *s, const mt_experiment *e, mt_result *out,
+                        mt_errinfo *ei)
+{
+    out->cycles[0] = malloc((size_t)e->loads * sizeof *out->cycles[0]);
+    if (!out->cycles[0])
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", e->loads);
+    out->n[0] = e->loads;
+    uint32_t passes = mt_sim_bank_wavefronts(&s->banks, &e->u.banks);
+    double lat = s->shared.latency[0] + s->banks.conflict_cycles * (passes - 1);
+    mt_rng rng = {.s = mt_sim_experiment_seed(s->seed, e)};
+    for (uint32_t k = 0; k < e->loads; k++) {
+        double x = lat + s->timer_overhead;
+        if (s->shared.noise > 0)
+            x += s->shared.noise * gauss(&rng);
+        if (s->outlier_rate > 0 && mt_rng_uniform(&rng) < s->outlier_rate)
+            x += s->outlier_cycles * (0.5 + mt_rng_uniform(&rng));
+        out->cycles[0][k] = to_cycles(x);
+    }
+    out->sm_ran = e->sm >= 0 ? e->sm : 0;
+    return MT_OK;
+}
+
 mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
                          mt_errinfo *ei)
 {
     memset(out, 0, sizeof *out);
     if (e->kind == MT_KIND_CLOCK)
         return run_clock(&eng->spec, e, out, ei);
+    if (e->kind == MT_KIND_BANKS)
+        return run_banks(&eng->spec, e, out, ei);
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED, "the simulator does not run %s experiments",
                        mt_kind_name(e->kind));

@@ -385,7 +385,11 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
         case SEC_DRAM:
             err = read_level(&c, s, &o->dram, (1u << MT_SIM_LP_COUNT) - 1);
             break;
-        case SEC_SHARED: err = read_level(&c, s, &o->shared, 0); break;
+        case SEC_SHARED:
+            err = read_level(&c, s, &o->shared, 0);
+            if (!err)
+                err = mt_sp_read_banks(&c, s, &o->banks);
+            break;
         case SEC_TENANT: err = mt_sp_read_tenant(&c, s, &o->tenant); break;
         case SEC_THROUGHPUT: break; /* needs every cache: read after the cross checks */
         }

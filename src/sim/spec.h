@@ -9,6 +9,7 @@
 
 #include "../backend/device.h"
 #include "../core/error.h"
+#include "banks.h"
 
 /* Hard limits that keep a typo in a spec from exhausting host memory or
  * making a single load cost milliseconds.  The largest preset (H100 L2,
@@ -173,6 +174,7 @@ typedef struct {
     /* [dram], [shared] */
     mt_sim_level_spec dram;
     mt_sim_level_spec shared;
+    mt_sim_bank_spec banks; /* [shared] banks, bank_width, conflict_cycles, broadcast */
     mt_sim_tenant_spec tenant; /* [tenant], optional */
     mt_sim_throughput_spec tp; /* [throughput], optional */
     char source[256];       /* file name used in messages */

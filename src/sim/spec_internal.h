@@ -87,6 +87,8 @@ mt_err mt_sp_read_unified(pctx *c, const section *s, mt_sim_cache_spec *cs, int 
 mt_err mt_sp_read_geometry(pctx *c, const section *s, mt_sim_cache_spec *cs);
 mt_err mt_sp_read_carveouts(pctx *c, const section *s, mt_sim_spec *o);
 mt_err mt_sp_check_geometry(pctx *c, mt_sim_spec *o);
+/* [shared]'s bank keys (spec_banks.c). */
+mt_err mt_sp_read_banks(pctx *c, const section *s, mt_sim_bank_spec *b);
 /* [tenant] (spec_tenant.c). */
 mt_err mt_sp_read_tenant(pctx *c, const section *s, mt_sim_tenant_spec *t);
 extern const char *const mt_sp_tenant_keys[];

@@ -27,7 +27,8 @@ static const char *const cache_keys[] = {
     "fermi_way", "latency", "noise", "slices", "slice_map", "partitions", "far_latency",
     "index_masks", "unified", "partition_of_sm", NULL};
 static const char *const dram_keys[] = {"latency", "noise", NULL};
-static const char *const shared_keys[] = {"latency", "noise", NULL};
+static const char *const shared_keys[] = {"latency",         "noise",     "banks", "bank_width",
+                                          "conflict_cycles", "broadcast", NULL};
 
 const char *mt_sp_title(const section *s, char *buf, size_t cap)
 {
