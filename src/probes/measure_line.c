@@ -207,9 +207,14 @@ static void note_capacity_cap(mt_probe_ctx *c, mt_cache_id id, mt_finding *line,
                               double cap_conf, const mt_cap_result *best, uint32_t stride,
                               uint32_t sector, uint32_t line_bytes, bool loose, bool unchecked)
 {
-    if (line->confidence >= MT_CONF_TRUSTED || best->confidence >= MT_CONF_TRUSTED ||
-        loose || unchecked)
+    if (line->confidence >= MT_CONF_TRUSTED || loose || unchecked)
+        return; /* trusted, or capped with its reason in the note already */
+    if (best->confidence >= MT_CONF_TRUSTED) {
+        /* The other factor: the size (sector-stride capacity) it divides. */
+        mt_finding_append_note(line, "confidence %.2f: the size's (%s.size)", cap_conf,
+                               mt_cache_key(id));
         return;
+    }
     const char *why = capacity_doubt(best);
     unsigned long long lo = best->lo / stride, hi = best->hi / stride;
     mt_line_estimate far = {0};
