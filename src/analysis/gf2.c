@@ -52,3 +52,34 @@ uint64_t mt_gf2_apply(const uint64_t *rows, size_t n, uint64_t x)
         label |= (uint64_t)__builtin_parityll(rows[i] & x) << i;
     return label;
 }
+
+uint64_t mt_gf2_pivot_vector(const uint64_t *rows, size_t r, uint64_t label)
+{
+    uint64_t x = 0;
+    for (size_t k = 0; k < r; k++)
+        if (label & (1ull << k))
+            x |= rows[k] & -rows[k]; /* the pivot: the row's lowest bit */
+    return x;
+}
+
+size_t mt_gf2_null_basis(const uint64_t *rows, size_t r, unsigned bits, uint64_t *out)
+{
+    uint64_t pivots = 0;
+    for (size_t k = 0; k < r; k++)
+        pivots |= rows[k] & -rows[k];
+    size_t n = 0;
+    for (unsigned f = 0; f < bits && f < 64; f++) {
+        uint64_t bit = 1ull << f;
+        if (pivots & bit)
+            continue;
+        /* e_f plus the pivot of every row holding bit f: each row then
+         * sees bit f twice (its own and its pivot's), parity 0.  A row's
+         * pivot is its lowest bit, below f, so f stays the highest. */
+        uint64_t v = bit;
+        for (size_t k = 0; k < r; k++)
+            if (rows[k] & bit)
+                v |= rows[k] & -rows[k];
+        out[n++] = v;
+    }
+    return n;
+}

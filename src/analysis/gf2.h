@@ -28,4 +28,17 @@ bool mt_gf2_same_span(const uint64_t *a, size_t na, const uint64_t *b, size_t nb
 /* parity(x AND rows[i]) as bit i, i < n <= 64: the set label of x. */
 uint64_t mt_gf2_apply(const uint64_t *rows, size_t n, uint64_t x);
 
+/* For rows[0..r) in reduced row echelon form (mt_gf2_rref): the vector made
+ * of the pivot bits of the rows whose bit is set in `label`; its label
+ * (mt_gf2_apply) is `label`, because each pivot bit lies in its own row
+ * only.  The smallest line of that set among those built from pivots. */
+uint64_t mt_gf2_pivot_vector(const uint64_t *rows, size_t r, uint64_t label);
+
+/* For rows[0..r) in reduced row echelon form: a basis of the vectors below
+ * 2^bits (bits <= 64) whose label is 0 (the lines that XOR a line into
+ * another of its set), one per bit below `bits` that is no row's pivot
+ * (a free bit), in increasing order of that bit, which is each vector's
+ * highest; writes them to out (room for `bits`) and returns their count. */
+size_t mt_gf2_null_basis(const uint64_t *rows, size_t r, unsigned bits, uint64_t *out);
+
 #endif

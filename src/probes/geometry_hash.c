@@ -367,11 +367,7 @@ out:
  * (the lowest bit of each reduced row is in no other row). */
 static uint32_t force_label(const uint64_t *rows, uint32_t r, uint32_t y, uint64_t label)
 {
-    uint64_t diff = mt_gf2_apply(rows, r, y) ^ label;
-    for (uint32_t k = 0; k < r; k++)
-        if (diff & (1ull << k))
-            y ^= (uint32_t)(rows[k] & -rows[k]);
-    return y;
+    return y ^ (uint32_t)mt_gf2_pivot_vector(rows, r, mt_gf2_apply(rows, r, y) ^ label);
 }
 
 static bool contains(const uint32_t *l, uint32_t m, uint32_t y)

@@ -555,6 +555,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
                  (double)out->opt_hi >= (double)lo * (1 - MT_CAPACITY_AGREEMENT);
     if (!consistent || (out->opt_confirmed && !agree)) {
         out->kind = MT_FIND_RANGE;
+        out->borderline = !consistent;
         if (out->opt_confirmed) {
             if (out->opt_lo < out->lo)
                 out->lo = out->opt_lo;

@@ -15,6 +15,7 @@
 
 #include "probe_internal.h"
 #include "confidence.h"
+#include "line_confirm.h"
 
 /* Confidences of the inconclusive outcomes (ranges), lowest where the
  * range says least: only power-of-two strides fitted, which may alias sets
@@ -179,6 +180,70 @@ static mt_err check_claim(mt_probe_ctx *c, mt_path path, uint64_t cap, uint32_t 
     return MT_OK;
 }
 
+/* Why the capacity at the ratio's stride is no confident value (its
+ * confidence is the line's: a line is no surer than the count it
+ * divides).  Short: it ends a note that is already long. */
+static const char *capacity_doubt(const mt_cap_result *r)
+{
+    if (r->placement)
+        return "misses moved with placement";
+    if (r->unconfirmed)
+        return "edge not confirmed by Opt+KS";
+    if (r->borderline)
+        return "edge did not repeat";
+    if (r->edge_below)
+        return "outliers below the edge";
+    if (r->kind == MT_FIND_RANGE)
+        return "edge and Opt+KS disagree";
+    return "weak edge";
+}
+
+/* When the capacity at the ratio's stride caps the line's confidence
+ * below the trusted level: says so in the note, as elements at that
+ * stride (with whether both ends of their range give the same line) and,
+ * where both do, lets a set index that confirms the line lift it
+ * (line_confirm.c). */
+static void note_capacity_cap(mt_probe_ctx *c, mt_cache_id id, mt_finding *line, double cap,
+                              double cap_conf, const mt_cap_result *best, uint32_t stride,
+                              uint32_t sector, uint32_t line_bytes, bool loose, bool unchecked)
+{
+    if (line->confidence >= MT_CONF_TRUSTED || loose || unchecked)
+        return; /* trusted, or capped with its reason in the note already */
+    if (best->confidence >= MT_CONF_TRUSTED) {
+        /* The other factor: the size (sector-stride capacity) it divides. */
+        mt_finding_append_note(line, "confidence %.2f: the size's (%s.size)", cap_conf,
+                               mt_cache_key(id));
+        return;
+    }
+    const char *why = capacity_doubt(best);
+    unsigned long long lo = best->lo / stride, hi = best->hi / stride;
+    mt_line_estimate far = {0};
+    bool range = best->kind == MT_FIND_RANGE && hi > lo &&
+                 mt_line_from_capacities(cap, (double)best->hi, stride, sector, &far) == MT_OK;
+    if (!range) {
+        mt_finding_append_note(line, "%llu elements at %u B (%s: confidence %.2f)", lo, stride,
+                               why, line->confidence);
+        return;
+    }
+    if (!far.found || far.line_bytes != line_bytes || far.margin > MT_LINE_RATIO_FIRM) {
+        mt_finding_append_note(line, "%llu-%llu elements at %u B, the top end %.1f B per line "
+                               "(%s: confidence %.2f)", lo, hi, stride,
+                               (double)stride / far.ratio, why, line->confidence);
+        return;
+    }
+    /* Both ends give this line: where in the range the edge lies does not
+     * matter, only that the range holds it.  An edge below the range (an
+     * over-full chain that kept most of its lines) would mean a larger
+     * line, which an index that puts consecutive lines in different sets
+     * rules out; one above it a smaller line, which the pigeonhole checks
+     * (they ran: not unchecked) did not see. */
+    mt_finding_append_note(line, "%llu-%llu elements at %u B, " MT_LINE_BOTH_ENDS " %u B (%s: "
+                           "confidence %.2f)", lo, hi, stride, line_bytes, why,
+                           line->confidence);
+    c->cs[id].line_edge_capped = true;
+    c->cs[id].line_conf_confirmed = cap_conf * (1.0 - best->p_detect);
+}
+
 mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t cap,
                        double cap_conf, uint32_t sector, uint64_t ref_min_elements, uint64_t limit,
                        int max_rounds, double hit_threshold)
@@ -186,6 +251,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     const char *key = mt_cache_key(id);
     mt_finding line;
     uint32_t strides[6];
+    c->cs[id].line_edge_capped = false;
     size_t ns = candidate_strides(sector, cap, limit, strides);
     if (ns == 0) {
         line = mt_find_range(sector, (double)limit, "B", "capacity-ratio", MT_CONF_RANGE_TO_LIMIT,
@@ -326,6 +392,8 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   (double)best_s / le.ratio, 100 * le.margin, le.line_bytes,
                                   loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "",
                                   unchecked ? UNCHECKED_NOTE : "");
+        note_capacity_cap(c, id, &line, (double)cap, cap_conf, &best, best_s, sector,
+                          le.line_bytes, loose, unchecked);
         if (loose)
             doubt_size(c, key, conf);
     } else if (le.lower_bound && !any_odd) {

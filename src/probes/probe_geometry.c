@@ -39,6 +39,7 @@
 #include "geometry.h"
 #include "geometry_fit.h"
 #include "geometry_hash.h"
+#include "line_confirm.h"
 
 /* The fits decision (laps, GEOMETRY_ALPHA) is geometry_fit.h's: where even
  * GEOMETRY_MAX_LAPS cannot make a decision sure enough (a noisy timer, a
@@ -433,6 +434,20 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     mt_hash_result hash = {0};
     if (!modulo && (err = hash_index(c, t, s, n, limit, p0, &hash)) != MT_OK)
         return err;
+    /* An index measured in lines that separates consecutive lines
+     * confirms a line capped only by its capacity range (line_confirm.c):
+     * the findings below, measured in those lines, take the confidence it
+     * has then. */
+    char separates[96] = "";
+    if (!mt_index_separates_lines(modulo, sets, hash.recovered ? hash.masks : NULL,
+                                  !modulo && hash.recovered ? hash.rank : 0, separates,
+                                  sizeof separates))
+        separates[0] = '\0';
+    mt_geometry_target confirmed = *t;
+    confirmed.confidence = mt_line_confidence_for_geometry(c, t->key, separates[0] != '\0');
+    bool lifted = confirmed.confidence > t->confidence;
+    if (lifted)
+        t = &confirmed;
     if (modulo) {
         /* The size only bounds the search: the line's confidence is the
          * one the strides inherit. */
@@ -510,6 +525,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         if (hash.why[0])
             mt_finding_append_note(&fi, "XOR hash not recovered: %s", hash.why);
     }
+    if (lifted)
+        mt_finding_append_note(&fi, "confirms %s.line (%u B, capped by a capacity range): %s",
+                               t->key, line, separates);
     mt_set(c, t->key, "ways", &fw);
     mt_set(c, t->key, "sets", &fs);
     mt_set(c, t->key, "index", &fi);

@@ -44,6 +44,13 @@ typedef struct {
      * gave it (the L2 probe's sector chain); 0 when not measured. */
     double load_sd;
     size_t load_sd_n;
+    /* The line's confidence is below what the size gives it only because
+     * the capacity at the ratio's stride came out as a range, both of
+     * whose ends give the same line (measure_line.c); a set index that puts
+     * consecutive lines in different sets confirms it, at
+     * line_conf_confirmed (line_confirm.c). */
+    bool line_edge_capped;
+    double line_conf_confirmed;
 } mt_cache_state;
 
 struct mt_probe_ctx {
@@ -185,6 +192,7 @@ typedef struct {
     bool opt_confirmed;   /* Opt + KS found a change in the final sweep */
     bool unconfirmed;     /* the confirmation sweep ran and found no change: a range */
     bool placement;       /* the first-miss footprint misses less when shifted: a range */
+    bool borderline;      /* a footprint's extra misses did not repeat when re-tested: a range */
     uint64_t opt_lo, opt_hi;
     double ks_d, ks_p;
     double hit_threshold;

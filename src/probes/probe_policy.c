@@ -1,11 +1,16 @@
 /* L1 data replacement policy by name, from access sequences within single
  * sets (issue 8, part 3).  In the default run (with --only: with --geometry): it needs the geometry
- * probe's ways W and sets S under a modulo index, where lines k * S apart
- * share a set.  (The whole-cache class of probe_replacement.c, in the
- * default report, needs neither.)
+ * probe's ways W and its set index, modulo over S sets or a recovered XOR
+ * hash (set_lines.h turns either into the lines of one set).  (The
+ * whole-cache class of probe_replacement.c, in the default report, needs
+ * neither.)
  *
- * In set t the lines A0..A(W-1) are t, t + S, ..., t + (W-1) S and the new
- * line B is t + W S.  Each test runs one sequence in many sets (sets are
+ * In set t the lines A0..A(W-1) and the new line B are W + 1 lines that
+ * the index puts in set t: under modulo t, t + S, ..., t + W S; under an
+ * XOR index t's line of pivot bits XORed with the null space of the masks
+ * (lines x and x XOR d with M d = 0 share a set), so they may lie far
+ * apart; every set sampled has its own label.  Each test runs one
+ * sequence in many sets (sets are
  * independent, so every set is one sample), then times A0..A(W-1) in each
  * set.  Exactly one line was evicted (the set was full, one line came
  * in), so the first miss in a set names the victim; lines after it may
@@ -24,6 +29,7 @@
 
 #include "confidence.h"
 #include "geometry.h"
+#include "set_lines.h"
 
 /* Samples (sets) per test: 96 give 288 victims in all, enough to tell
  * Fermi's 3 / (W + 2) from random's 1 / W up to 16 ways (a gap of at
@@ -58,9 +64,10 @@ static uint32_t test_ids(uint32_t k, uint32_t ways, uint32_t *ids)
     return n;
 }
 
-/* Runs test k in `sets` sets per experiment, `runs` experiments (new
- * random draws each: order_seed), and tallies the victims. */
-static mt_err run_test(mt_probe_ctx *c, uint32_t k, uint32_t ways, uint32_t stride_sets,
+/* Runs test k in `sets` sets per experiment (set t's lines A0..A(W-1), B:
+ * set_line[t * (W + 1) ..]), `runs` experiments (new random draws each:
+ * order_seed), and tallies the victims. */
+static mt_err run_test(mt_probe_ctx *c, uint32_t k, uint32_t ways, const uint32_t *set_line,
                        uint32_t sets, uint32_t runs, uint32_t ln, mt_policy_sets_test *out)
 {
     uint32_t ids[3 * MT_POLICY_SETS_MAX_WAYS + 2];
@@ -74,14 +81,17 @@ static mt_err run_test(mt_probe_ctx *c, uint32_t k, uint32_t ways, uint32_t stri
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
         goto out;
     }
-    uint32_t n = 0;
+    uint32_t n = 0, top = 0;
     for (uint32_t t = 0; t < sets; t++) /* every set's sequence, then every set's timing */
         for (uint32_t i = 0; i < per_set; i++)
-            seq[n++] = t + ids[i] * stride_sets;
+            seq[n++] = set_line[t * (ways + 1) + ids[i]];
     for (uint32_t t = 0; t < sets; t++)
         for (uint32_t j = 0; j < ways; j++)
-            seq[n++] = t + j * stride_sets;
-    uint64_t fp = (uint64_t)(ways + 1) * stride_sets * ln;
+            seq[n++] = set_line[t * (ways + 1) + j];
+    for (uint32_t i = 0; i < n; i++)
+        top = seq[i] > top ? seq[i] : top;
+    /* One element per line, element x at line x of the buffer. */
+    uint64_t fp = ((uint64_t)top + 1) * ln;
     for (uint32_t i = 0; i < runs; i++) {
         e[i] = mt_exp_chase(MT_PATH_GLOBAL_CA, fp, ln, 0, sets * ways, MT_MODE_FINE);
         e[i].kind = MT_KIND_SEQUENCE;
@@ -138,35 +148,25 @@ static mt_finding not_tested(const char *why)
 
 static mt_err run_policy(mt_probe_ctx *c)
 {
-    const mt_finding *fw = mt_get(c, "l1d", "ways"), *fs = mt_get(c, "l1d", "sets");
-    const mt_finding *fi = mt_get(c, "l1d", "index"), *line = mt_get(c, "l1d", "line");
+    const mt_finding *line = mt_get(c, "l1d", "line");
     const mt_cache_state *cs = &c->cs[MT_CACHE_L1D];
     mt_finding f;
-    char why[160] = "";
-    bool modulo = fi->kind == MT_FIND_TEXT && strncmp(fi->text, "modulo", 6) == 0 &&
-                  fi->confidence >= MT_CONF_TRUSTED && fw->kind == MT_FIND_VALUE &&
-                  fs->kind == MT_FIND_VALUE && line->kind == MT_FIND_VALUE;
-    /* "modulo (line-address bits 0-B)" vouches for lines below 2^(B+1)
-     * only: the tests' lines (below (W + 1) S) must lie there. */
-    int top;
-    if (modulo && sscanf(fi->text, "modulo (line-address bits 0-%d)", &top) == 1)
-        modulo = top < 62 && (fw->value + 1) * fs->value <= (double)((uint64_t)2 << top);
-    uint32_t ways = modulo ? (uint32_t)fw->value : 0, sets = modulo ? (uint32_t)fs->value : 0;
-    uint32_t ln = line->kind == MT_FIND_VALUE ? (uint32_t)line->value : 0;
-    /* Copies: mt_set may move the findings these pointers read. */
-    const double ways_conf = fw->confidence, line_conf = line->confidence;
+    char why[240] = "";
+    mt_set_index ix;
+    bool indexed = mt_set_index_of(c, "l1d", MT_PATH_GLOBAL_CA, &ix, why, sizeof why);
+    uint32_t ways = indexed ? ix.ways : 0, ln = ix.line;
+    uint64_t sets = indexed ? ix.sets : 0;
+    /* A copy: mt_set may move the finding the pointer reads. */
+    const double line_conf = line->confidence;
     /* The longest test's sequence in one set: fill, W hits, B, W timed. */
     uint32_t per_set = 3 * ways + 1;
-    uint32_t sets_per_run = sets;
-    if (modulo && c->dev.max_sequence && sets_per_run > c->dev.max_sequence / per_set)
+    uint32_t sets_per_run = sets < POLICY_SET_SAMPLES ? (uint32_t)sets : POLICY_SET_SAMPLES;
+    if (indexed && c->dev.max_sequence && sets_per_run > c->dev.max_sequence / per_set)
         sets_per_run = c->dev.max_sequence / per_set;
-    if (modulo && sets_per_run > c->dev.max_fine_loads / ways)
+    if (indexed && sets_per_run > c->dev.max_fine_loads / ways)
         sets_per_run = c->dev.max_fine_loads / ways;
-    if (sets_per_run > POLICY_SET_SAMPLES)
-        sets_per_run = POLICY_SET_SAMPLES;
-    if (!modulo)
-        snprintf(why, sizeof why, "needs ways and sets under a modulo index (geometry: %.60s)",
-                 fi->kind == MT_FIND_TEXT ? fi->text : "not measured");
+    if (!indexed)
+        ; /* why says why */
     else if (!cs->hit_known)
         snprintf(why, sizeof why, "no L1 hit threshold");
     else if (!mt_backend_supports(c->be, MT_KIND_SEQUENCE))
@@ -176,7 +176,24 @@ static mt_err run_policy(mt_probe_ctx *c)
     else if (sets_per_run == 0)
         snprintf(why, sizeof why, "one set's %u-entry sequence exceeds the backend's limits",
                  per_set);
+    /* Set t's lines A0..A(W-1), B, for the sets sampled (labels 0, 1, ...:
+     * each a set of its own); a direct-mapped cache needs none. */
+    uint32_t *set_line = NULL;
+    if (!why[0] && ways > 1) {
+        set_line = malloc((size_t)sets_per_run * (ways + 1) * sizeof *set_line);
+        if (!set_line)
+            return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+        for (uint32_t t = 0; t < sets_per_run && !why[0]; t++)
+            if (!mt_set_lines(&ix, t, ways + 1, set_line + (size_t)t * (ways + 1)))
+                snprintf(why, sizeof why, "%u lines of set %u do not lie within the %llu lines "
+                         "the %s index is known for", ways + 1, t,
+                         (unsigned long long)ix.lines_known, ix.xor_index ? "XOR" : "modulo");
+    }
+    uint32_t top_line = 0;
+    for (size_t i = 0; set_line && i < (size_t)sets_per_run * (ways + 1); i++)
+        top_line = set_line[i] > top_line ? set_line[i] : top_line;
     if (why[0]) {
+        free(set_line);
         f = not_tested(why);
         mt_set(c, "l1d", "policy", &f);
         return MT_OK;
@@ -189,7 +206,8 @@ static mt_err run_policy(mt_probe_ctx *c)
                       "policy: significance of the random, Fermi and deterministic fits");
     if (ways == 1) {
         f = mt_find_value(0, "", MT_SRC_MEASURED, "per-set sequences", line_conf,
-                          "geometry: 1 way, %u sets: every line has one place", sets);
+                          "geometry: 1 way, %llu sets: every line has one place",
+                          (unsigned long long)sets);
         f.kind = MT_FIND_TEXT;
         snprintf(f.text, sizeof f.text, "direct-mapped (1 way): no replacement choice");
         mt_set(c, "l1d", "policy", &f);
@@ -205,10 +223,13 @@ static mt_err run_policy(mt_probe_ctx *c)
         uint32_t n = test_ids(k, ways, ids);
         for (int m = 0; m < MT_MODEL_COUNT; m++)
             tests[k].predicted[m] = mt_policy_predict_victim((mt_policy_model)m, ways, ids, n);
-        mt_err err = run_test(c, k, ways, sets, sets_per_run, runs, ln, &tests[k]);
-        if (err != MT_OK)
+        mt_err err = run_test(c, k, ways, set_line, sets_per_run, runs, ln, &tests[k]);
+        if (err != MT_OK) {
+            free(set_line);
             return err;
+        }
     }
+    free(set_line);
     const mt_policy_sets_obs obs = {ways, POLICY_SET_TESTS, tests};
     const mt_policy_sets_limits lim = {POLICY_SET_STRAY, POLICY_SET_ALPHA};
     mt_policy_sets_verdict v = mt_classify_policy_sets(&obs, &lim);
@@ -220,16 +241,20 @@ static mt_err run_policy(mt_probe_ctx *c)
         describe_test(&tests[k], ways, table[k], sizeof table[k]);
     mt_finding ev = mt_find_value(0, "", MT_SRC_MEASURED, "per-set sequences", MT_CONF_POLICY,
                                   "per test: most frequent victim (first miss timing A0..A%u), "
-                                  "samples, [LRU FIFO PLRU] predictions; %u ways x %u sets",
-                                  ways - 1, ways, sets);
+                                  "samples, [LRU FIFO PLRU] predictions; %u ways x %llu sets",
+                                  ways - 1, ways, (unsigned long long)sets);
+    if (ix.xor_index)
+        mt_finding_append_note(&ev, "XOR index: a set's lines differ by vectors the masks map "
+                               "to 0; lines up to %u (%llu KiB of buffer)", top_line,
+                               ((unsigned long long)top_line + 1) * ln / 1024);
     ev.kind = MT_FIND_TEXT;
     snprintf(ev.text, sizeof ev.text, "%s: %.50s; %s: %.50s; %s: %.50s", test_names[0], table[0],
              test_names[1], table[1], test_names[2], table[2]);
     mt_set(c, "l1d", "policy_evidence", &ev);
 
     /* The sequences stand on the geometry: a policy is no surer than the
-     * ways and sets that placed its lines in one set. */
-    double conf = ways_conf < MT_CONF_POLICY ? ways_conf : MT_CONF_POLICY;
+     * ways, sets and index that placed its lines in one set. */
+    double conf = ix.confidence < MT_CONF_POLICY ? ix.confidence : MT_CONF_POLICY;
     char text[192];
     switch (v.cls) {
     case MT_SETS_DETERMINISTIC:
@@ -277,6 +302,9 @@ static mt_err run_policy(mt_probe_ctx *c)
     else if (v.cls == MT_SETS_RANDOM || v.cls == MT_SETS_FERMI || v.cls == MT_SETS_RANDOM_OR_FERMI)
         mt_finding_append_note(&f, "uniform fit p=%.2g, Fermi fit p=%.2g (alpha %g)", v.p_uniform,
                                v.p_fermi, POLICY_SET_ALPHA);
+    if (conf < MT_CONF_TRUSTED && v.cls != MT_SETS_NONE_OF_THESE)
+        mt_finding_append_note(&f, "confidence capped at l1d.%s's (%.2f): the lines of a set "
+                               "come from that geometry", ix.weakest, ix.confidence);
     mt_set(c, "l1d", "policy", &f);
     return MT_OK;
 }
@@ -286,15 +314,15 @@ static const mt_finding_decl policy_provides[] = {
     {"l1d.policy_evidence", "replacement evidence (victim, samples, [LRU FIFO PLRU])"},
     {NULL},
 };
-static const char *const policy_requires[] = {"l1d.ways", "l1d.sets", "l1d.index", "l1d.line",
-                                              NULL};
+static const char *const policy_requires[] = {"l1d.ways", "l1d.sets", "l1d.index",
+                                              "l1d.index_masks", "l1d.line", NULL};
 const mt_probe_desc mt_probe_policy = {
     .name = "policy",
     .summary = "L1 data replacement policy by name (LRU, FIFO, tree PLRU, random, Fermi) from "
                "sequences within single sets",
     .rank = 96, .provides = policy_provides, .requires = policy_requires, .run = run_policy,
     /* Part of the default run like the geometry it stands on (it issues
-     * no experiment where the geometry is not modulo); with --only, when
+     * no experiment where the geometry gives no set index); with --only, when
      * --geometry asks. */
     .requested = mt_geometry_requested,
 };
