@@ -236,6 +236,9 @@ int mt_carveout_percent(const mt_device_info *d, uint32_t smem);
 /* A clock experiment (MT_KIND_CLOCK) of `ns` nanoseconds on SM `sm` (-1 any). */
 mt_experiment mt_exp_clock(uint32_t ns, int sm);
 
+/* Largest footprint (offset + bytes) chain c may have on dev: its path's
+ * limit, or the sparse limit for a sparse global chain (device.h). */
+uint64_t mt_chain_limit(const mt_device_info *dev, const mt_chain *c);
 /* Validates an experiment against a device's limits (stride alignment,
  * footprint within the path limit, loads within max_fine_loads, sequence
  * indices within the chain...). */
