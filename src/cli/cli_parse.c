@@ -52,6 +52,11 @@ void mt_cli_usage(FILE *f)
           "                        of the default run: stride chains, eviction sets, XOR\n"
           "                        masks of a hash) and the L1 data replacement policy by\n"
           "                        name (probe policy: sequences within single sets)\n"
+          "      --tlb             also measure the TLB levels (opt-in probe tlb): entries,\n"
+          "                        page size, reach and miss penalty per level, from sparse\n"
+          "                        chains of one element per page up to tens of GB (about\n"
+          "                        150 chases; well under a second on a GPU, its own row\n"
+          "                        of the timings)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -82,7 +87,7 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_TLB };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -98,6 +103,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"geometry", no_argument, 0, OPT_GEOMETRY},
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
+        {"tlb", no_argument, 0, OPT_TLB},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -141,6 +147,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
             break;
         }
         case OPT_GEOMETRY: o->probes.geometry = true; break;
+        case OPT_TLB: o->probes.tlb = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

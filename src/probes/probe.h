@@ -122,6 +122,8 @@ typedef struct mt_probe_options {
      * first-level caches) and the policy probe even when --only leaves them
      * out; the default run has them anyway (mt_geometry_requested). */
     bool geometry;
+    /* --tlb: run the opt-in TLB probe (probe_tlb.c). */
+    bool tlb;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);
