@@ -27,6 +27,8 @@ static int check_one(const char *path)
     /* The opt-in geometry probes too: their findings (the policy by name)
      * are judged like every other. */
     opt.geometry = true;
+    /* And the opt-in TLB probe: its levels are judged too. */
+    opt.tlb = true;
     if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {

@@ -515,6 +515,7 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
     return bad;
 }
 #include "e2e_truth_l2map.c"
+#include "e2e_truth_tlb.c"
 
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -672,6 +673,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
                             far->value, far->confidence);
     }
     bad += l2map_check(s, t, msg, cap);
+    bad += tlb_check(s, t, msg, cap);
     bad += latency_ok(F(t, "shared", "latency"), truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
     bad += latency_ok(F(t, "dram", "latency"), truth[MT_CACHE_DRAM].latency, "dram", msg, cap);
     return bad;

@@ -17,16 +17,26 @@
  *  1. Doubling: N = 1, 2, 4, ... each against the chain of half as many;
  *     a step (a shift of at least TLB_MIN_STEP_CYCLES and TLB_STEP_Z
  *     standard errors) is a TLB level overflowing, its size the penalty.
+ *     When no level shows there (small pages of many entries: too few
+ *     elements fit the memory), the doubling is repeated at half the
+ *     stride, and so on down to the smallest sparse stride
+ *     (MT_SPARSE_MIN_STRIDE), until a level shows.
  *  2. Each level's edge by bisection against the largest chain that fit:
  *     the longest chain whose elements did not get the step's half is the
  *     level's entry count (LRU: one entry more thrashes every element).
- *     The edge is checked at a second stride (TLB_CONFIRM_STRIDE): a TLB
- *     edge counts pages, a cache artefact would move with the stride.
+ *     The edge is checked at twice the stride: an edge that counts pages
+ *     (every element on a page of its own at both strides) stays, one of
+ *     elements sharing pages (a page above the stride) or a cache artefact
+ *     moves.
  *  3. The page size, from the first level: a chain of 1.5 E elements at a
  *     stride s touches 1.5 E pages while s >= the page (it overflows E
  *     entries), and at most E pages from s = page / 2 on; scanning s down
- *     from TLB_BIG_STRIDE / 2, the first stride at which it fits is half
- *     the page.  Every level is assumed to translate this page size. */
+ *     from half the level's stride, the first stride at which it fits is
+ *     half the page (or, fitting at once, the page is the level's stride:
+ *     above half of it, and at most it when the edge held at twice it).
+ *     Every level is assumed to translate this page size; with it known,
+ *     the doubling goes on at one page per element, which fits more
+ *     elements into the memory a chain may span. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +50,6 @@
  * element has a page of its own.  A larger page shows as a page lower
  * bound (step 3 finds nothing below it). */
 #define TLB_BIG_STRIDE (4u << 20)
-/* A second stride for the edge's check: a TLB edge is the same number of
- * pages there, an L2 artefact (sets the stride happens to alias) is not. */
-#define TLB_CONFIRM_STRIDE (8u << 20)
 /* Smallest step taken for a level: half the simulator's smallest miss
  * penalty (8 cycles), far above the paired medians' noise of a few
  * thousand samples. */
@@ -78,7 +85,8 @@ static const char *const level_key[TLB_LEVELS] = {"tlb1", "tlb2", "tlb3"};
 typedef struct {
     uint64_t lo, hi;    /* the doubling's last fit and first overflow, then the edge */
     double step, se;    /* the step (cycles) and its standard error */
-    bool confirmed;     /* the edge held at TLB_CONFIRM_STRIDE */
+    uint32_t base;      /* the stride it was found at, before the added lines */
+    bool confirmed;     /* the edge held at twice that stride */
     bool checked;       /* the confirming chains fitted the limits */
 } tlb_level;
 
@@ -173,11 +181,13 @@ static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
     return MT_OK;
 }
 
-/* The edge again at another stride: the chain of lo elements against one
- * of lo / 2 shows no step, the chain of lo + 1 against lo shows it. */
+/* The edge again at twice the stride: the chain of lo elements against
+ * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it. */
 static mt_err confirm(tlb_run *r, tlb_level *lv)
 {
-    uint32_t stride = spread_stride(r, TLB_CONFIRM_STRIDE);
+    if (lv->base > UINT32_MAX / 4)
+        return MT_OK;
+    uint32_t stride = spread_stride(r, 2 * lv->base);
     if (lv->lo + 1 > max_elements(r, stride))
         return MT_OK;
     lv->checked = true;
@@ -200,7 +210,7 @@ static mt_err page_scan(tlb_run *r, const tlb_level *l1, page_kind *kind, uint64
     if (b <= a)
         b = a + 1;
     *kind = PAGE_UNKNOWN;
-    for (uint32_t s = TLB_BIG_STRIDE / 2; s >= TLB_MIN_SCAN_STRIDE; s /= 2) {
+    for (uint32_t s = l1->base / 2; s >= TLB_MIN_SCAN_STRIDE; s /= 2) {
         uint32_t stride = s + r->line;
         if (b > max_elements(r, stride))
             return MT_OK; /* out of room: what was seen so far stays unknown */
@@ -209,8 +219,10 @@ static mt_err page_scan(tlb_run *r, const tlb_level *l1, page_kind *kind, uint64
         if (err != MT_OK)
             return err;
         if (sh.shift <= l1->step / 2) { /* fits: s is below the page */
-            /* PAGE_ABOVE: fits at the first stride, the page is above it */
-            *kind = s == TLB_BIG_STRIDE / 2 ? PAGE_ABOVE : PAGE_VALUE;
+            bool first = s == l1->base / 2;
+            /* Fitting at once: the page is above s, and at most the
+             * level's stride only when the edge held at twice it. */
+            *kind = first && !l1->confirmed ? PAGE_ABOVE : PAGE_VALUE;
             *page = *kind == PAGE_ABOVE ? s : 2ull * s;
             return MT_OK;
         }
@@ -232,11 +244,11 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                                  "latency; one more element added %.1f cycles to them",
                                  lv->step);
     if (lv->checked && !lv->confirmed)
-        mt_finding_append_note(&f, "the edge moved at a %u MiB stride: not a TLB edge alone",
-                               TLB_CONFIRM_STRIDE >> 20);
+        mt_finding_append_note(&f, "the edge moved at twice the %u B stride: elements share "
+                               "pages, or not a TLB edge alone", lv->base);
     if (pk == PAGE_ABOVE)
-        mt_finding_append_note(&f, "pages of %u MiB or more: elements may share pages",
-                               TLB_BIG_STRIDE >> 20);
+        mt_finding_append_note(&f, "pages above %llu B: elements may share pages",
+                               (unsigned long long)page);
     if (pk == PAGE_ABOVE)
         f.confidence = MT_CONF_INCONSISTENT;
     mt_set(c, key, "entries", &f);
@@ -285,9 +297,10 @@ static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
  * against the one of half as many) while they fit nmax; a step is a new
  * level (edges found by bisection at the same stride).  *n ends as the
  * longest chain compared. */
-static mt_err doubling(tlb_run *r, uint32_t stride, uint64_t nmax, uint64_t *n, tlb_level *lv,
-                       int *nlev)
+static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, int *nlev)
 {
+    uint32_t stride = spread_stride(r, base);
+    uint64_t nmax = max_elements(r, stride);
     for (; 2 * *n <= nmax && *nlev < TLB_LEVELS; *n *= 2) {
         mt_progress(r->c, "TLB: %llu against %llu pages", (unsigned long long)(2 * *n),
                     (unsigned long long)*n);
@@ -298,7 +311,7 @@ static mt_err doubling(tlb_run *r, uint32_t stride, uint64_t nmax, uint64_t *n, 
         if (!is_step(&s))
             continue;
         tlb_level *l = &lv[(*nlev)++];
-        *l = (tlb_level){.lo = *n, .hi = 2 * *n, .step = s.shift, .se = s.se};
+        *l = (tlb_level){.lo = *n, .hi = 2 * *n, .step = s.shift, .se = s.se, .base = base};
         mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
                     (unsigned long long)l->lo, (unsigned long long)l->hi);
         if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
@@ -328,15 +341,24 @@ static mt_err tlb(mt_probe_ctx *c)
                                                                  : c->dev.l2_bytes;
     r.max_lines = usable / r.line / TLB_L2_SHARE;
     uint32_t big = spread_stride(&r, TLB_BIG_STRIDE);
-    uint64_t nmax = max_elements(&r, big);
 
-    /* 1 and 2: levels and their edges at the big stride. */
+    /* 1 and 2: levels and their edges at the big stride, else at the
+     * smallest sparse one.  Only the big stride's chains give every
+     * element a page of its own for sure: the bound on a level not found
+     * comes from them. */
     tlb_level lv[TLB_LEVELS];
     int nlev = 0;
-    uint64_t n = 1;
-    mt_err err = doubling(&r, big, nmax, &n, lv, &nlev);
-    if (err != MT_OK)
-        return err;
+    uint64_t n = 1, bound_n = 0;
+    mt_err err = MT_OK;
+    for (uint32_t base = TLB_BIG_STRIDE; nlev == 0 && base >= MT_SPARSE_MIN_STRIDE; base /= 2) {
+        n = 1;
+        if ((err = doubling(&r, base, &n, lv, &nlev)) != MT_OK)
+            return err;
+        /* Longest chain compared whose elements surely had pages of their
+         * own: the level not found holds it. */
+        if (base == TLB_BIG_STRIDE)
+            bound_n = n;
+    }
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
     uint64_t page = 0;
@@ -349,15 +371,18 @@ static mt_err tlb(mt_probe_ctx *c)
     /* With the page known, a stride of one page (and a few lines) still
      * gives every element a page of its own, and fits more of them in the
      * memory a chain may span: the doubling goes on there. */
-    if (pk == PAGE_VALUE && page < TLB_BIG_STRIDE) {
-        uint32_t small = spread_stride(&r, (uint32_t)page);
-        nmax = max_elements(&r, small);
-        if (2 * n <= nmax && nlev < TLB_LEVELS && (err = doubling(&r, small, nmax, &n, lv, &nlev)))
+    /* Own pages at the level's stride once the page is known to fit it. */
+    if (nlev > 0 && lv[0].base < TLB_BIG_STRIDE)
+        bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
+    if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
+        if ((err = doubling(&r, (uint32_t)page, &n, lv, &nlev)))
             return err;
+        bound_n = n;
     }
     for (int d = 0; d < nlev; d++)
         set_level(c, d, &lv[d], pk, page);
     /* The first level not found holds every chain tried. */
+    n = bound_n;
     if (nlev < TLB_LEVELS && n > 1) {
         /* n pages fit: more than n - 1 entries (a bound reads "> lo") */
         mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired", MT_CONF_AGG_MIXED,
@@ -365,8 +390,8 @@ static mt_err tlb(mt_probe_ctx *c)
                                      "the limit: %s",
                                      (unsigned long long)n,
                                      (unsigned long long)n * (pk == PAGE_VALUE ? page : big),
-                                     nmax == r.max_lines ? "the L2's capacity"
-                                     : nmax == TLB_MAX_ELEMENTS ? "the probe's largest chain"
+                                     2 * n > r.max_lines ? "the L2's capacity"
+                                     : 2 * n > TLB_MAX_ELEMENTS ? "the probe's largest chain"
                                                                 : "the memory a chain may span");
         mt_set(c, level_key[nlev], "entries", &f);
     }
