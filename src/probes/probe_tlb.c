@@ -77,6 +77,9 @@
  * artefact, rare with the prime line count, so trusted but below a
  * checked one. */
 #define TLB_CONF_UNCHECKED 0.8
+/* An L2 whose partitioning the l2 probe left open is taken to be split
+ * this many ways (the simulator's most partitions). */
+#define TLB_UNKNOWN_PARTITIONS 64u
 /* Levels reported (objects tlb1..tlb3). */
 #define TLB_LEVELS 3
 
@@ -232,12 +235,15 @@ static mt_err page_scan(tlb_run *r, const tlb_level *l1, page_kind *kind, uint64
     return MT_OK;
 }
 
+static double level_conf(const tlb_level *lv)
+{
+    return !lv->checked ? TLB_CONF_UNCHECKED : lv->confirmed ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT;
+}
+
 static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk, uint64_t page)
 {
     const char *key = level_key[d];
-    double conf = !lv->checked ? TLB_CONF_UNCHECKED
-                  : lv->confirmed ? MT_CONF_AGG_MIXED
-                                  : MT_CONF_INCONSISTENT;
+    double conf = level_conf(lv);
     mt_finding f = mt_find_value((double)lv->lo, "entries", MT_SRC_MEASURED, "pchase-fine paired",
                                  conf,
                                  "longest chain of one element per page whose elements kept their "
@@ -334,11 +340,17 @@ static mt_err tlb(mt_probe_ctx *c)
                       "TLB: stride (B) giving every element a page of its own");
     mt_note_threshold(c, "TLB_PAGE_CHAIN_SHARE", TLB_PAGE_CHAIN_SHARE,
                       "TLB: the page scan's chain, in first-level entries");
+    mt_note_threshold(c, "TLB_UNKNOWN_PARTITIONS", TLB_UNKNOWN_PARTITIONS,
+                      "TLB: partitions assumed of an L2 whose partitioning was not measured");
     tlb_run r = {.c = c};
     r.line = c->cs[MT_CACHE_L2].line ? c->cs[MT_CACHE_L2].line : 128;
+    /* The L2 one SM can use: the partition measured, the whole L2 when it
+     * has none, else (not measured) as little as the most partitions a
+     * GPU may have (as probe_l2_map.c assumes). */
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
     uint64_t usable = ps->kind == MT_FIND_VALUE && ps->value > 0 ? (uint64_t)ps->value
-                                                                 : c->dev.l2_bytes;
+                      : ps->kind == MT_FIND_ABSENT ? c->dev.l2_bytes
+                                                   : c->dev.l2_bytes / TLB_UNKNOWN_PARTITIONS;
     r.max_lines = usable / r.line / TLB_L2_SHARE;
     uint32_t big = spread_stride(&r, TLB_BIG_STRIDE);
 
@@ -366,7 +378,8 @@ static mt_err tlb(mt_probe_ctx *c)
         mt_progress(c, "TLB: page size");
         if ((err = page_scan(&r, &lv[0], &pk, &page)) != MT_OK)
             return err;
-        set_page(c, pk, page, MT_CONF_AGG_MIXED);
+        /* The page rests on the first level's edge: no surer than it. */
+        set_page(c, pk, page, level_conf(&lv[0]));
     }
     /* With the page known, a stride of one page (and a few lines) still
      * gives every element a page of its own, and fits more of them in the
