@@ -26,6 +26,9 @@ static const struct {
     {"shared", "Shared Memory", "Shm", MT_OBJ_MEMORY, MT_OBJ_IN_TABLE},
     {"l2", "L2", "L2", MT_OBJ_CACHE, MT_OBJ_IN_TABLE},
     {"dram", "DRAM", "DRAM", MT_OBJ_MEMORY, MT_OBJ_IN_TABLE},
+    {"tlb1", "L1 TLB", "TLB1", MT_OBJ_TLB, 0},
+    {"tlb2", "L2 TLB", "TLB2", MT_OBJ_TLB, 0},
+    {"tlb3", "L3 TLB", "TLB3", MT_OBJ_TLB, 0},
     {"gpu", "GPU", "GPU", MT_OBJ_GPU, 0},
 };
 #define FX_N_OBJECTS (sizeof fx_objects / sizeof fx_objects[0])

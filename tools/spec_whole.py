@@ -50,6 +50,15 @@ What is drawn, and the limits kept:
     banks 16/32/64 and bank_width 4/8 with banks x width >= 128 B (the
     format's rule), conflict_cycles log-uniform over 1..64 and broadcast
     no for about 1 in 4;
+  * the keys added for issue 9 (TLB levels), from an RNG of their own
+    (so the draws above stay what they were): for about 60% of the seeds
+    one to three [tlb NAME] levels, one page size of 64 KiB to 2 MiB for
+    all, the first level's entries from its least (the 4 GiB path limit
+    over the page, the format's rule) up to 8x that, each further level
+    4x to 16x the entries of the one before (the format's least ratio is
+    4), at most 65536, miss penalties of 8 (the least) to 400 cycles,
+    log-uniform, and about 1 in 10 up to 3000; global_mem then one of 8 to
+    256 GiB (the sparse chains span up to half of it).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -211,6 +220,32 @@ def _banks(seed):
     cycles = round(_log_uniform(Y, 1, 64), 2)
     return (f"banks = {banks}\nbank_width = {width}\nconflict_cycles = {max(1.0, min(64.0, cycles))}\n"
             f"broadcast = {'no' if Y.random() < 0.25 else 'yes'}\n")
+TLB_PATH_LIMIT = 4 << 30      # docs/spec-format.md: the first level covers min(global_mem / 2, 4 GiB)
+TLB_MAX_ENTRIES = 65536       # docs/spec-format.md
+TLB_ENTRY_RATIO = 4           # docs/spec-format.md: each level >= 4x the one before
+TLB_MIN_PENALTY = 8           # docs/spec-format.md
+
+
+def _tlbs(T):
+    """[tlb NAME] sections (issue 9) and the global_mem they go with, or
+    ("", None) for a GPU without TLBs (global_mem stays 8 GiB)."""
+    if T.random() >= 0.6:
+        return "", None
+    global_gib = T.choice([8, 16, 32, 64, 80, 128, 256])
+    page = (64 * KIB) << T.randint(0, 5)            # 64 KiB .. 2 MiB
+    least = TLB_PATH_LIMIT // page
+    entries = min(TLB_MAX_ENTRIES, int(least * _log_uniform(T, 1, 8)))
+    out = []
+    for level in range(T.randint(1, 3)):
+        if level:
+            entries = int(entries * T.uniform(TLB_ENTRY_RATIO, 16))
+            if entries > TLB_MAX_ENTRIES:
+                break
+        hi = 3000 if T.random() < 0.1 else 400
+        penalty = round(_log_uniform(T, TLB_MIN_PENALTY, hi), 1)
+        out.append(f"[tlb t{level + 1}]\nentries = {entries}\npage = {page}\n"
+                   f"miss_penalty = {penalty}\n")
+    return "\n".join(out), global_gib
 
 
 def spec_whole(seed):
@@ -221,6 +256,7 @@ def spec_whole(seed):
     # other draw of this seed, is the same as before they existed.
     X = random.Random(f"issue8 {seed}")
     carve = _carveouts(X)
+    tlb_text, tlb_gib = _tlbs(random.Random(f"issue9 tlb {seed}"))
     out = [f"""# tools/spec_whole.py seed {seed}
 [device]
 name = whole {seed}
@@ -322,6 +358,9 @@ outlier_cycles = {R.randint(200, 10000)}
     out.append(f"[dram]\nlatency = {dram}\nnoise = {_noise(R, dram)}\n\n"
                f"[shared]\nlatency = {shared}\nnoise = {_noise(R, shared)}\n" + _banks(seed))
     out.append(_throughput(seed, out, sm_count))
+    if tlb_gib:
+        out[0] = out[0].replace("global_mem = 8 GiB", f"global_mem = {tlb_gib} GiB")
+        out.append(tlb_text)
     return "\n".join(out)
 
 

@@ -63,6 +63,16 @@ typedef struct {
      * get_info, so the interference checks can ask it again at each
      * reference measurement: a busy neighbour is a cause, not just doubt. */
     int other_busy;
+    /* Largest footprint (offset + bytes) of a ca, cg or nc chain whose
+     * stride is at least MT_SPARSE_MIN_STRIDE: such a chain touches one
+     * word per stride, so a backend that writes only its elements may go
+     * beyond path_limit_bytes (the TLB probe's sweeps, issue 9).  0 or
+     * below the path limit: the path limit holds for these chains too. */
+    uint64_t sparse_limit_bytes;
 } mt_device_info;
+
+/* Stride from which a chain is sparse (sparse_limit_bytes): 64 KiB, the
+ * smallest page the GPUs' TLBs are known to translate. */
+#define MT_SPARSE_MIN_STRIDE (64u << 10)
 
 #endif

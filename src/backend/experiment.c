@@ -1,6 +1,7 @@
 /* Experiments (backend.h): the one builder, the validation every backend
  * runs before measuring, and the parameter hash that seeds the sim's noise
  * and indexes recordings. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "backend.h"
@@ -188,6 +189,16 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
     return MT_OK;
 }
 
+uint64_t mt_chain_limit(const mt_device_info *dev, const mt_chain *c)
+{
+    uint64_t lim = dev->path_limit_bytes[c->path];
+    bool global = c->path == MT_PATH_GLOBAL_CA || c->path == MT_PATH_GLOBAL_CG ||
+                  c->path == MT_PATH_GLOBAL_NC;
+    if (global && c->stride >= MT_SPARSE_MIN_STRIDE && dev->sparse_limit_bytes > lim)
+        lim = dev->sparse_limit_bytes;
+    return lim;
+}
+
 static mt_err check_chain(const mt_chain *c, int i, const mt_device_info *dev, mt_errinfo *ei)
 {
     if (c->path < 0 || c->path >= MT_PATH_COUNT)
@@ -197,7 +208,7 @@ static mt_err check_chain(const mt_chain *c, int i, const mt_device_info *dev, m
                        i, c->stride);
     if (c->footprint < c->stride)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "chain %d: footprint below one stride", i);
-    uint64_t lim = dev->path_limit_bytes[c->path];
+    uint64_t lim = mt_chain_limit(dev, c);
     if (c->path != MT_PATH_NONE && lim && c->offset + c->footprint > lim)
         return mt_fail(ei, MT_ERR_INVALID_ARG,
                        "chain %d: %llu bytes exceed the %s path limit of %llu bytes", i,

@@ -58,6 +58,11 @@ void mt_cli_usage(FILE *f)
           "                        a search over occupancy, vector width and loads in\n"
           "                        flight; loads in flight per SM (MLP) at the L2 and\n"
           "                        DRAM (adds about 1 s on an H100)\n"
+          "      --tlb             also measure the TLB levels (opt-in probe tlb): entries,\n"
+          "                        page size, reach and miss penalty per level, from sparse\n"
+          "                        chains of one element per page up to tens of GB (about\n"
+          "                        150 chases; well under a second on a GPU, its own row\n"
+          "                        of the timings)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -89,6 +94,7 @@ void mt_cli_usage(FILE *f)
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
        OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_TLB };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -105,6 +111,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"bandwidth", no_argument, 0, OPT_BANDWIDTH},
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
+        {"tlb", no_argument, 0, OPT_TLB},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -149,6 +156,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         }
         case OPT_GEOMETRY: o->probes.geometry = true; break;
         case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
+        case OPT_TLB: o->probes.tlb = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

@@ -125,6 +125,8 @@ typedef struct mt_probe_options {
     /* --bandwidth: run the opt-in bandwidth probe (probe_bandwidth.c:
      * read/write/copy bandwidth of every level, loads in flight per SM). */
     bool bandwidth;
+    /* --tlb: run the opt-in TLB probe (probe_tlb.c). */
+    bool tlb;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

@@ -8,6 +8,7 @@
 #include "../core/rng.h"
 #include "banks.h"
 #include "cache.h"
+#include "tlb.h"
 
 /* Longest route of caches a load can take (every cache plus the L2). */
 #define MAX_ROUTE MT_SIM_MAX_CACHES
@@ -23,6 +24,10 @@ struct mt_sim_engine {
     /* Shared memory per SM the instances of unified caches (whose size is
      * what the carveout leaves) were built for. */
     uint32_t inst_smem;
+    /* The [tlb] levels, level 1 first: built at creation, emptied with the
+     * caches before every experiment. */
+    mt_tlb tlb[MT_SIM_MAX_TLBS];
+    int n_tlbs;
 };
 
 void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active)
@@ -75,6 +80,14 @@ mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinf
     eng->spec = *spec;
     eng->inst_smem = spec->carveout_smem;
     build_routes(eng);
+    for (int i = 0; i < spec->n_tlbs; i++) {
+        mt_err err = mt_tlb_init(&eng->tlb[i], spec->tlb[i].entries, ei);
+        if (err) {
+            mt_sim_engine_free(eng);
+            return err;
+        }
+        eng->n_tlbs++;
+    }
     *out = eng;
     return MT_OK;
 }
@@ -96,6 +109,8 @@ void mt_sim_engine_free(mt_sim_engine *eng)
         return;
     for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
         drop_instances(eng, i);
+    for (int i = 0; i < eng->n_tlbs; i++)
+        mt_tlb_free(&eng->tlb[i]);
     free(eng);
 }
 
@@ -145,6 +160,11 @@ typedef struct {
     uint64_t elements, pos;   /* chain length, current element */
     uint32_t *succ;           /* NULL for sequential order */
     uint64_t count[MAX_ROUTE + 1]; /* aggregate mode: loads served per level */
+    /* The TLB levels a load of this chain is translated through (none for
+     * constant, shared and none chains: only global memory is paged here). */
+    mt_tlb *tlb;
+    const mt_sim_tlb_spec *tlb_spec;
+    int n_tlbs;
 } chain_ctx;
 
 static inline uint64_t next_element(const chain_ctx *cc, uint64_t k)
@@ -230,6 +250,11 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
     }
     cc->lat[cc->n] = cc->far[cc->n] = s->dram.latency[cc->lp];
     cc->noise[cc->n] = s->dram.noise;
+    if (ch->path != MT_PATH_CONSTANT) {
+        cc->tlb = eng->tlb;
+        cc->tlb_spec = s->tlb;
+        cc->n_tlbs = eng->n_tlbs;
+    }
     /* A sequence names its elements itself: order is ignored. */
     if (e->kind == MT_KIND_CHASE && e->order == MT_ORDER_RANDOM && cc->elements > 1) {
         if (cc->elements > MT_SIM_MAX_RANDOM_ELEMENTS)
@@ -310,6 +335,42 @@ static void tenant_load(chain_ctx *cc, int d, double *lat)
                             NULL);
 }
 
+/* Cycles the translation of addr adds: the miss penalty of every level
+ * that misses, looking up level by level until one hits; each level
+ * looked up keeps the page (LRU). */
+static double tlb_penalty(chain_ctx *cc, uint64_t addr)
+{
+    double add = 0;
+    for (int i = 0; i < cc->n_tlbs; i++) {
+        if (mt_tlb_access(&cc->tlb[i], addr / cc->tlb_spec[i].page))
+            break;
+        add += cc->tlb_spec[i].miss_penalty;
+    }
+    return add;
+}
+
+/* The TLBs at the start of an experiment: every page of the chain
+ * translated once, in address order, as the backend's chain-building pass
+ * touches every element before the chase (docs/spec-format.md).  A chain
+ * within a level's reach then never misses it; a longer one leaves the
+ * level holding its last pages.  Walks pages rather than elements when
+ * several elements share a page. */
+static void tlb_prewarm(chain_ctx *cc)
+{
+    const mt_chain *ch = cc->chain;
+    uint64_t first = ch->offset, last = mt_chain_addr(ch, cc->elements - 1);
+    for (int i = 0; i < cc->n_tlbs; i++) {
+        uint64_t page = cc->tlb_spec[i].page;
+        if (ch->stride >= page) {
+            for (uint64_t k = 0; k < cc->elements; k++)
+                mt_tlb_access(&cc->tlb[i], mt_chain_addr(ch, k) / page);
+        } else {
+            for (uint64_t p = first / page; p <= last / page; p++)
+                mt_tlb_access(&cc->tlb[i], p);
+        }
+    }
+}
+
 /* One load of the current element; returns the serving level and its
  * latency, then advances the chain. */
 static int one_load(chain_ctx *cc, mt_rng *rng, double *lat)
@@ -326,6 +387,8 @@ static int one_load(chain_ctx *cc, mt_rng *rng, double *lat)
     if (d == cc->l2_level && cc->partitions > 1 &&
         part_hash(addr >> cc->l2_line_shift) % cc->partitions != cc->my_partition)
         *lat = cc->far[d];
+    if (cc->n_tlbs)
+        *lat += tlb_penalty(cc, addr);
     if (cc->ten && cc->lp >= 0)
         tenant_load(cc, d, lat);
     return d;
@@ -448,6 +511,8 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
         for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
             if (eng->inst[i][k])
                 mt_cache_reset(eng->inst[i][k]);
+    for (int i = 0; i < eng->n_tlbs; i++)
+        mt_tlb_reset(&eng->tlb[i]);
 
     chain_ctx cc[MT_MAX_CHAINS];
     memset(cc, 0, sizeof cc);
@@ -463,6 +528,9 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
     }
     tenant_ctx ten = {.t = &eng->spec.tenant};
     if (!err) {
+        for (int i = 0; i < e->n_chains; i++)
+            if (cc[i].n_tlbs && cc[i].elements)
+                tlb_prewarm(&cc[i]);
         mt_rng rng = {.s = mt_sim_experiment_seed(eng->spec.seed, e)};
         ten.rng.s = mt_hash_mix(rng.s, 0x74656e616e74ull); /* "tenant" */
         for (int i = 0; i < e->n_chains && eng->tenant_active; i++)

@@ -102,6 +102,28 @@ typedef struct {
     double noise;
 } mt_sim_level_spec;
 
+/* [tlb NAME]: one level of address translation (docs/spec-format.md, "TLB
+ * levels"), in file order from the SM outwards.  A global load (l1d, tex,
+ * ro and cg paths) looks its page up level by level, each level fully
+ * associative with LRU replacement, and pays miss_penalty for every level
+ * that misses. */
+#define MT_SIM_MAX_TLBS 3
+#define MT_SIM_MAX_TLB_ENTRIES 65536u
+#define MT_SIM_MIN_TLB_PAGE (64ull << 10)
+#define MT_SIM_MAX_TLB_PAGE (2ull << 20)
+/* Measurable (spec_tlb.c): each level holds at least this many times the
+ * entries of the one before it, and every miss penalty is at least this
+ * many cycles. */
+#define MT_SIM_TLB_ENTRY_RATIO 4u
+#define MT_SIM_MIN_TLB_PENALTY 8.0
+typedef struct {
+    char name[32];
+    int line_no;           /* line of the section header (for messages) */
+    uint32_t entries;
+    uint64_t page;         /* bytes one entry translates, power of two */
+    double miss_penalty;   /* cycles added to a load that misses this level */
+} mt_sim_tlb_spec;
+
 /* [tenant]: another workload sharing the simulated GPU (docs/spec-format.md,
  * "The interfering tenant").  Its activity follows the backend's batch
  * counter, so a probe that is re-measured later may find it gone. */
@@ -178,6 +200,10 @@ typedef struct {
     mt_sim_tenant_spec tenant; /* [tenant], optional */
     mt_sim_throughput_spec tp; /* [throughput], optional */
     char source[256];       /* file name used in messages */
+    /* [tlb NAME] sections in file order (level 1 first); none: translation
+     * is free, as before TLBs were modelled. */
+    mt_sim_tlb_spec tlb[MT_SIM_MAX_TLBS];
+    int n_tlbs;
 } mt_sim_spec;
 
 /* Parses spec text.  fname is only used in messages ("FILE:LINE: msg").

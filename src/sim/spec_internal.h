@@ -9,11 +9,11 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + 5)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + 5)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
-typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT } sec_kind;
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB } sec_kind;
 
 typedef struct {
     char key[32];
@@ -23,7 +23,7 @@ typedef struct {
 
 typedef struct {
     sec_kind kind;
-    char name[32]; /* cache name */
+    char name[32]; /* cache or TLB name */
     int line;      /* of the header */
     kv kv[MT_SP_MAX_KEYS];
     int n;
@@ -96,5 +96,10 @@ extern const char *const mt_sp_tenant_keys[];
  * keys name the caches; mt_sp_throughput_key_known is pass 1's key test. */
 mt_err mt_sp_read_throughput(pctx *c, const section *s, mt_sim_spec *o);
 int mt_sp_throughput_key_known(const char *key);
+/* [tlb NAME] (spec_tlb.c): one level's keys, then the rules across levels
+ * and against the rest of the spec once everything is read. */
+mt_err mt_sp_read_tlb(pctx *c, const section *s, mt_sim_tlb_spec *t);
+mt_err mt_sp_check_tlbs(pctx *c, const mt_sim_spec *o);
+extern const char *const mt_sp_tlb_keys[];
 
 #endif

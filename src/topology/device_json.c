@@ -27,6 +27,7 @@ typedef struct {
 /* Optional on reading (written always). */
 #define FIO(k, m) {k, F_INT, offsetof(mt_device_info, m), 0, 1}
 #define FUO(k, m) {k, F_U32, offsetof(mt_device_info, m), 0, 1}
+#define FLO(k, m) {k, F_U64, offsetof(mt_device_info, m), 0, 1}
 #define FSO(k, m) {k, F_STR, offsetof(mt_device_info, m), sizeof(((mt_device_info *)0)->m), 1}
 
 static const field fields[] = {
@@ -64,6 +65,8 @@ static const field fields[] = {
     {"other_processes", F_INT, offsetof(mt_device_info, other_processes), 0, OPT_UNKNOWN},
     FSO("other_process_list", other_process_list),
     {"other_busy", F_INT, offsetof(mt_device_info, other_busy), 0, OPT_UNKNOWN},
+    /* Since the TLB probe (issue 9): absent reads as 0 (the path limits hold). */
+    FLO("sparse_limit_bytes", sparse_limit_bytes),
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 #define PATH_LIMITS_KEY "path_limit_bytes"

@@ -1,0 +1,436 @@
+/* TLB levels (issue 9, part 1; Mei et al. 2014's method): per level the
+ * entries, the page size, the reach (entries x page) and the miss
+ * penalty.
+ *
+ * Opt-in (--tlb): its chains span gigabytes (sparse chains, one element per
+ * page, up to the device's sparse_limit_bytes), which the default run has
+ * no use for.
+ *
+ * Every chain is a sequential ld.global.cg chase over N elements, one per
+ * page: a stride of TLB_BIG_STRIDE (above every page size the GPUs use)
+ * plus a few L2 lines, so consecutive elements also land in different L2
+ * sets and the whole chain stays in the L2.  A chain of 2N elements and
+ * one of N share their first N elements, so their latencies are compared
+ * element by element (analysis/paired_shift.h): the difference is what the
+ * longer chain changed for every element, not where each element lives.
+ *
+ *  1. Doubling: N = 1, 2, 4, ... each against the chain of half as many;
+ *     a step (a shift of at least TLB_MIN_STEP_CYCLES and TLB_STEP_Z
+ *     standard errors) is a TLB level overflowing, its size the penalty.
+ *     When no level shows there (small pages of many entries: too few
+ *     elements fit the memory), the doubling is repeated at half the
+ *     stride, and so on down to the smallest sparse stride
+ *     (MT_SPARSE_MIN_STRIDE), until a level shows.
+ *  2. Each level's edge by bisection against the largest chain that fit:
+ *     the longest chain whose elements did not get the step's half is the
+ *     level's entry count (LRU: one entry more thrashes every element).
+ *     The edge is checked at twice the stride: an edge that counts pages
+ *     (every element on a page of its own at both strides) stays, one of
+ *     elements sharing pages (a page above the stride) or a cache artefact
+ *     moves.
+ *  3. The page size, from the first level: a chain of 1.5 E elements at a
+ *     stride s touches 1.5 E pages while s >= the page (it overflows E
+ *     entries), and at most E pages from s = page / 2 on; scanning s down
+ *     from half the level's stride, the first stride at which it fits is
+ *     half the page (or, fitting at once, the page is the level's stride:
+ *     above half of it, and at most it when the edge held at twice it).
+ *     Every level is assumed to translate this page size; with it known,
+ *     the doubling goes on at one page per element, which fits more
+ *     elements into the memory a chain may span. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../analysis/paired_shift.h"
+#include "confidence.h"
+#include "probe_internal.h"
+
+/* Twice the largest page the GPUs are known to use for device memory
+ * (2 MiB since Pascal; the sim allows up to 2 MiB): at this stride every
+ * element has a page of its own.  A larger page shows as a page lower
+ * bound (step 3 finds nothing below it). */
+#define TLB_BIG_STRIDE (4u << 20)
+/* Smallest step taken for a level: half the simulator's smallest miss
+ * penalty (8 cycles), far above the paired medians' noise of a few
+ * thousand samples. */
+#define TLB_MIN_STEP_CYCLES 4.0
+/* ... and at least this many standard errors of the paired median: six
+ * keep a chance step below 1e-8 per comparison over some fifty
+ * comparisons of a run. */
+#define TLB_STEP_Z 6.0
+/* A chain holds at most the usable L2's lines / this many elements: with
+ * modulo, xor or hashed set indices a chain of an eighth of the capacity
+ * stays resident, so the L2 level of every element is the same in both
+ * chains of a comparison. */
+#define TLB_L2_SHARE 8u
+/* Most elements of one chain: 2^18 pages of 2 MiB are 512 GiB, beyond any
+ * GPU's memory. */
+#define TLB_MAX_ELEMENTS (1u << 18)
+/* The page scan's chain: this share more elements than the first level's
+ * entries (1.5): enough to overflow it at strides >= the page, few enough
+ * to fit it at half the page even with the L2 lines added to the stride. */
+#define TLB_PAGE_CHAIN_SHARE 1.5
+/* The page scan stops at this stride (no GPU pages below 4 KiB). */
+#define TLB_MIN_SCAN_STRIDE 4096u
+/* Confidence of an edge the second stride could not re-check (its chain
+ * did not fit the limits): one stride's edge could still be an L2
+ * artefact, rare with the prime line count, so trusted but below a
+ * checked one. */
+#define TLB_CONF_UNCHECKED 0.8
+/* An L2 whose partitioning the l2 probe left open is taken to be split
+ * this many ways (the simulator's most partitions). */
+#define TLB_UNKNOWN_PARTITIONS 64u
+/* Levels reported (objects tlb1..tlb3). */
+#define TLB_LEVELS 3
+
+static const char *const level_key[TLB_LEVELS] = {"tlb1", "tlb2", "tlb3"};
+
+typedef struct {
+    uint64_t lo, hi;    /* the doubling's last fit and first overflow, then the edge */
+    double step, se;    /* the step (cycles) and its standard error */
+    uint32_t base;      /* the stride it was found at, before the added lines */
+    bool confirmed;     /* the edge held at twice that stride */
+    bool checked;       /* the confirming chains fitted the limits */
+} tlb_level;
+
+typedef struct {
+    mt_probe_ctx *c;
+    uint32_t line;        /* L2 line added per element (spreads the L2 sets) */
+    uint64_t max_lines;   /* elements one chain may have (L2 residency) */
+} tlb_run;
+
+static bool is_prime(uint64_t v)
+{
+    if (v < 2)
+        return false;
+    for (uint64_t d = 2; d * d <= v; d++)
+        if (v % d == 0)
+            return false;
+    return true;
+}
+
+/* big plus a few L2 lines: the line count of the stride made prime, so
+ * that under a modulo set index the elements walk every set (a stride that
+ * shares a factor with the set count would use only some of them). */
+static uint32_t spread_stride(const tlb_run *r, uint32_t big)
+{
+    uint64_t lines = big / r->line;
+    uint64_t q = 1;
+    while (q < 256 && !is_prime(lines + q))
+        q += 2;
+    return big + (uint32_t)(q * r->line);
+}
+
+/* Longest chain (elements) at this stride that fits the limits. */
+static uint64_t max_elements(const tlb_run *r, uint32_t stride)
+{
+    mt_chain ch = {.path = MT_PATH_GLOBAL_CG, .stride = stride};
+    uint64_t lim = mt_chain_limit(&r->c->dev, &ch);
+    uint64_t n = lim ? lim / stride : TLB_MAX_ELEMENTS;
+    if (n > r->max_lines)
+        n = r->max_lines;
+    return n > TLB_MAX_ELEMENTS ? TLB_MAX_ELEMENTS : n;
+}
+
+/* The step of chain `test` (elements) over chain `ref` at `stride`. */
+static mt_err shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
+                       mt_paired_shift *out)
+{
+    mt_probe_ctx *c = r->c;
+    uint32_t loads = c->dev.max_fine_loads;
+    mt_experiment e[2];
+    const uint64_t n[2] = {ref, test};
+    for (int i = 0; i < 2; i++)
+        e[i] = mt_exp_chase(MT_PATH_GLOBAL_CG, n[i] * stride, stride, 1, loads, MT_MODE_FINE);
+    mt_result res[2];
+    mt_err err = mt_run(c, e, 2, res);
+    if (err != MT_OK)
+        return err;
+    size_t nx[2] = {0, 0};
+    double *x[2] = {mt_fine_samples(c, &res[0], 0, &nx[0]), mt_fine_samples(c, &res[1], 0, &nx[1])};
+    mt_results_free(res, 2);
+    if (!x[0] || !x[1])
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
+    else if ((err = mt_paired_shift_cyclic(x[0], nx[0], ref, x[1], nx[1], test, out)) != MT_OK)
+        err = mt_fail(c->ei, err, "TLB: %zu and %zu samples of %llu and %llu elements pair too few",
+                      nx[0], nx[1], (unsigned long long)ref, (unsigned long long)test);
+    free(x[0]);
+    free(x[1]);
+    return err;
+}
+
+static bool is_step(const mt_paired_shift *s)
+{
+    return s->shift >= TLB_MIN_STEP_CYCLES && s->shift >= TLB_STEP_Z * s->se;
+}
+
+/* The last element count at which level lv still fits, between lv->lo (fits)
+ * and lv->hi (overflows): most elements of a longer chain get half the
+ * step or more once it overflows. */
+static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
+{
+    uint64_t ref = lv->lo;
+    while (lv->hi - lv->lo > 1) {
+        uint64_t mid = lv->lo + (lv->hi - lv->lo) / 2;
+        mt_paired_shift s;
+        mt_err err = shift_of(r, ref, mid, stride, &s);
+        if (err != MT_OK)
+            return err;
+        if (s.shift > lv->step / 2)
+            lv->hi = mid;
+        else
+            lv->lo = mid;
+    }
+    return MT_OK;
+}
+
+/* The edge again at twice the stride: the chain of lo elements against
+ * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it. */
+static mt_err confirm(tlb_run *r, tlb_level *lv)
+{
+    if (lv->base > UINT32_MAX / 4)
+        return MT_OK;
+    uint32_t stride = spread_stride(r, 2 * lv->base);
+    if (lv->lo + 1 > max_elements(r, stride))
+        return MT_OK;
+    lv->checked = true;
+    mt_paired_shift below, above;
+    mt_err err = MT_OK;
+    if (lv->lo >= 2 && (err = shift_of(r, lv->lo / 2, lv->lo, stride, &below)) != MT_OK)
+        return err;
+    if ((err = shift_of(r, lv->lo, lv->lo + 1, stride, &above)) != MT_OK)
+        return err;
+    lv->confirmed = above.shift > lv->step / 2 && (lv->lo < 2 || below.shift <= lv->step / 2);
+    return MT_OK;
+}
+
+typedef enum { PAGE_UNKNOWN, PAGE_VALUE, PAGE_ABOVE, PAGE_BELOW } page_kind;
+
+/* Step 3: the page size from the first level's entries. */
+static mt_err page_scan(tlb_run *r, const tlb_level *l1, page_kind *kind, uint64_t *page)
+{
+    uint64_t a = l1->lo, b = (uint64_t)ceil(TLB_PAGE_CHAIN_SHARE * (double)l1->lo);
+    if (b <= a)
+        b = a + 1;
+    *kind = PAGE_UNKNOWN;
+    for (uint32_t s = l1->base / 2; s >= TLB_MIN_SCAN_STRIDE; s /= 2) {
+        uint32_t stride = s + r->line;
+        if (b > max_elements(r, stride))
+            return MT_OK; /* out of room: what was seen so far stays unknown */
+        mt_paired_shift sh;
+        mt_err err = shift_of(r, a, b, stride, &sh);
+        if (err != MT_OK)
+            return err;
+        if (sh.shift <= l1->step / 2) { /* fits: s is below the page */
+            bool first = s == l1->base / 2;
+            /* Fitting at once: the page is above s, and at most the
+             * level's stride only when the edge held at twice it. */
+            *kind = first && !l1->confirmed ? PAGE_ABOVE : PAGE_VALUE;
+            *page = *kind == PAGE_ABOVE ? s : 2ull * s;
+            return MT_OK;
+        }
+        *kind = PAGE_BELOW;
+        *page = s;
+    }
+    return MT_OK;
+}
+
+static double level_conf(const tlb_level *lv)
+{
+    return !lv->checked ? TLB_CONF_UNCHECKED : lv->confirmed ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT;
+}
+
+static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk, uint64_t page)
+{
+    const char *key = level_key[d];
+    double conf = level_conf(lv);
+    mt_finding f = mt_find_value((double)lv->lo, "entries", MT_SRC_MEASURED, "pchase-fine paired",
+                                 conf,
+                                 "longest chain of one element per page whose elements kept their "
+                                 "latency; one more element added %.1f cycles to them",
+                                 lv->step);
+    if (lv->checked && !lv->confirmed)
+        mt_finding_append_note(&f, "the edge moved at twice the %u B stride: elements share "
+                               "pages, or not a TLB edge alone", lv->base);
+    if (pk == PAGE_ABOVE)
+        mt_finding_append_note(&f, "pages above %llu B: elements may share pages",
+                               (unsigned long long)page);
+    if (pk == PAGE_ABOVE)
+        f.confidence = MT_CONF_INCONSISTENT;
+    mt_set(c, key, "entries", &f);
+    /* The step is a median of thousands of pairs: a value when its
+     * interval is within a cycle or two, else the interval. */
+    double half = TLB_STEP_Z * lv->se;
+    if (half <= 2.0)
+        f = mt_find_value(lv->step, "cycles", MT_SRC_MEASURED, "pchase-fine paired", conf,
+                          "median added latency of the same elements once the level overflows");
+    else
+        f = mt_find_range(lv->step - half, lv->step + half, "cycles", "pchase-fine paired", conf,
+                          "median added latency of the same elements once the level overflows "
+                          "(+- %.0f standard errors)",
+                          TLB_STEP_Z);
+    mt_set(c, key, "miss_penalty", &f);
+    if (pk == PAGE_VALUE) {
+        f = mt_find_value((double)lv->lo * (double)page, "B", MT_SRC_MEASURED, "derived", conf,
+                          "entries x page (%llu B%s)", (unsigned long long)page,
+                          d ? ", the first level's page" : "");
+        mt_set(c, key, "reach", &f);
+    }
+}
+
+static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
+{
+    mt_finding f;
+    switch (pk) {
+    case PAGE_VALUE:
+        f = mt_find_value((double)page, "B", MT_SRC_MEASURED, "pchase-fine paired", conf,
+                          "a chain of 1.5x the entries fits from a stride of half this on");
+        break;
+    case PAGE_ABOVE:
+        f = mt_find_bound((double)page, "B", "pchase-fine paired", conf,
+                          "a chain of 1.5x the entries fits the level already at this stride");
+        break;
+    case PAGE_BELOW:
+        f = mt_find_range(TLB_MIN_SCAN_STRIDE, (double)page, "B", "pchase-fine paired", conf,
+                          "the level overflowed at every stride tested, down to the smallest");
+        break;
+    default: return;
+    }
+    mt_set(c, "tlb1", "page", &f);
+}
+
+/* Step 1 at one stride: chains of n, 2n, 4n ... elements (from *n, each
+ * against the one of half as many) while they fit nmax; a step is a new
+ * level (edges found by bisection at the same stride).  *n ends as the
+ * longest chain compared. */
+static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, int *nlev)
+{
+    uint32_t stride = spread_stride(r, base);
+    uint64_t nmax = max_elements(r, stride);
+    for (; 2 * *n <= nmax && *nlev < TLB_LEVELS; *n *= 2) {
+        mt_progress(r->c, "TLB: %llu against %llu pages", (unsigned long long)(2 * *n),
+                    (unsigned long long)*n);
+        mt_paired_shift s;
+        mt_err err = shift_of(r, *n, 2 * *n, stride, &s);
+        if (err != MT_OK)
+            return err;
+        if (!is_step(&s))
+            continue;
+        tlb_level *l = &lv[(*nlev)++];
+        *l = (tlb_level){.lo = *n, .hi = 2 * *n, .step = s.shift, .se = s.se, .base = base};
+        mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
+                    (unsigned long long)l->lo, (unsigned long long)l->hi);
+        if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
+            return err;
+    }
+    return MT_OK;
+}
+
+static mt_err tlb(mt_probe_ctx *c)
+{
+    for (int d = 0; d < TLB_LEVELS; d++)
+        mt_mark_probed(c, level_key[d]);
+    mt_note_threshold(c, "TLB_MIN_STEP_CYCLES", TLB_MIN_STEP_CYCLES,
+                      "TLB: smallest step of the paired median taken for a level");
+    mt_note_threshold(c, "TLB_STEP_Z", TLB_STEP_Z,
+                      "TLB: standard errors of the paired median a step must exceed");
+    mt_note_threshold(c, "TLB_L2_SHARE", TLB_L2_SHARE,
+                      "TLB: a chain holds at most the usable L2's lines / this");
+    mt_note_threshold(c, "TLB_BIG_STRIDE", TLB_BIG_STRIDE,
+                      "TLB: stride (B) giving every element a page of its own");
+    mt_note_threshold(c, "TLB_PAGE_CHAIN_SHARE", TLB_PAGE_CHAIN_SHARE,
+                      "TLB: the page scan's chain, in first-level entries");
+    mt_note_threshold(c, "TLB_UNKNOWN_PARTITIONS", TLB_UNKNOWN_PARTITIONS,
+                      "TLB: partitions assumed of an L2 whose partitioning was not measured");
+    tlb_run r = {.c = c};
+    r.line = c->cs[MT_CACHE_L2].line ? c->cs[MT_CACHE_L2].line : 128;
+    /* The L2 one SM can use: the partition measured, the whole L2 when it
+     * has none, else (not measured) as little as the most partitions a
+     * GPU may have (as probe_l2_map.c assumes). */
+    const mt_finding *ps = mt_get(c, "l2", "partition_size");
+    uint64_t usable = ps->kind == MT_FIND_VALUE && ps->value > 0 ? (uint64_t)ps->value
+                      : ps->kind == MT_FIND_ABSENT ? c->dev.l2_bytes
+                                                   : c->dev.l2_bytes / TLB_UNKNOWN_PARTITIONS;
+    r.max_lines = usable / r.line / TLB_L2_SHARE;
+    uint32_t big = spread_stride(&r, TLB_BIG_STRIDE);
+
+    /* 1 and 2: levels and their edges at the big stride, else at the
+     * smallest sparse one.  Only the big stride's chains give every
+     * element a page of its own for sure: the bound on a level not found
+     * comes from them. */
+    tlb_level lv[TLB_LEVELS];
+    int nlev = 0;
+    uint64_t n = 1, bound_n = 0;
+    mt_err err = MT_OK;
+    for (uint32_t base = TLB_BIG_STRIDE; nlev == 0 && base >= MT_SPARSE_MIN_STRIDE; base /= 2) {
+        n = 1;
+        if ((err = doubling(&r, base, &n, lv, &nlev)) != MT_OK)
+            return err;
+        /* Longest chain compared whose elements surely had pages of their
+         * own: the level not found holds it. */
+        if (base == TLB_BIG_STRIDE)
+            bound_n = n;
+    }
+    /* 3. Page. */
+    page_kind pk = PAGE_UNKNOWN;
+    uint64_t page = 0;
+    if (nlev > 0) {
+        mt_progress(c, "TLB: page size");
+        if ((err = page_scan(&r, &lv[0], &pk, &page)) != MT_OK)
+            return err;
+        /* The page rests on the first level's edge: no surer than it. */
+        set_page(c, pk, page, level_conf(&lv[0]));
+    }
+    /* With the page known, a stride of one page (and a few lines) still
+     * gives every element a page of its own, and fits more of them in the
+     * memory a chain may span: the doubling goes on there. */
+    /* Own pages at the level's stride once the page is known to fit it. */
+    if (nlev > 0 && lv[0].base < TLB_BIG_STRIDE)
+        bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
+    if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
+        if ((err = doubling(&r, (uint32_t)page, &n, lv, &nlev)))
+            return err;
+        bound_n = n;
+    }
+    for (int d = 0; d < nlev; d++)
+        set_level(c, d, &lv[d], pk, page);
+    /* The first level not found holds every chain tried. */
+    n = bound_n;
+    if (nlev < TLB_LEVELS && n > 1) {
+        /* n pages fit: more than n - 1 entries (a bound reads "> lo") */
+        mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired", MT_CONF_AGG_MIXED,
+                                     "chains up to %llu pages (%llu B) showed no further step; "
+                                     "the limit: %s",
+                                     (unsigned long long)n,
+                                     (unsigned long long)n * (pk == PAGE_VALUE ? page : big),
+                                     2 * n > r.max_lines ? "the L2's capacity"
+                                     : 2 * n > TLB_MAX_ELEMENTS ? "the probe's largest chain"
+                                                                : "the memory a chain may span");
+        mt_set(c, level_key[nlev], "entries", &f);
+    }
+    return MT_OK;
+}
+
+static bool tlb_requested(const mt_probe_options *o)
+{
+    return o->tlb;
+}
+
+static const mt_object_decl objects[] = {
+    {"tlb1", "L1 TLB", "TLB1", MT_OBJ_TLB, 0, 90},
+    {"tlb2", "L2 TLB", "TLB2", MT_OBJ_TLB, 0, 91},
+    {"tlb3", "L3 TLB", "TLB3", MT_OBJ_TLB, 0, 92},
+    {NULL}};
+static const mt_finding_decl provides[] = {
+    {"tlb1.entries", "entries"}, {"tlb1.page", "page size"}, {"tlb1.reach", "reach"},
+    {"tlb1.miss_penalty", "miss penalty"},
+    {"tlb2.entries", "entries"}, {"tlb2.reach", "reach"}, {"tlb2.miss_penalty", "miss penalty"},
+    {"tlb3.entries", "entries"}, {"tlb3.reach", "reach"}, {"tlb3.miss_penalty", "miss penalty"},
+    {NULL}};
+static const char *const requires[] = {"l2.line", NULL};
+const mt_probe_desc mt_probe_tlb = {
+    .name = "tlb",
+    .summary = "TLB levels (opt-in --tlb): entries, page size, reach and miss penalty per level",
+    .rank = 95, .objects = objects, .provides = provides, .requires = requires, .run = tlb,
+    .requested = tlb_requested,
+};

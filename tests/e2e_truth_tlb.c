@@ -1,0 +1,51 @@
+/* Truth of the TLB levels (probe_tlb.c), included by e2e_truth.c after its
+ * helpers (F, complain, flagged, exact, penalty_ok).
+ *
+ * Level d of the probe (tlb1..tlb3) is the spec's d-th [tlb] section:
+ * entries and the first level's page exact, the reach (entries x page)
+ * within one page, the miss penalty as every miss penalty (max(4 cycles,
+ * 5%)).  A level the spec does not have has no entries at all: only a
+ * lower bound (any) is true of it. */
+
+static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"tlb1", "tlb2", "tlb3"};
+    int bad = 0;
+    for (int d = 0; d < (int)(sizeof keys / sizeof *keys); d++) {
+        const char *k = keys[d];
+        const mt_finding *en = F(t, k, "entries"), *reach = F(t, k, "reach");
+        const mt_finding *pen = F(t, k, "miss_penalty");
+        const mt_finding *page = d == 0 ? F(t, k, "page") : NULL;
+        char what[64];
+        if (d >= s->n_tlbs) {
+            /* No such level: a value or a range of anything is a false claim. */
+            const mt_finding *claims[] = {en, reach, pen, page};
+            for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) {
+                const mt_finding *f = claims[i];
+                if (!f || f->kind == MT_FIND_NONE || f->kind == MT_FIND_LOWER_BOUND)
+                    continue;
+                if (g_mode == MT_TRUTH_CONTRACT && f->confidence < MT_TRUTH_TRUSTED)
+                    continue;
+                bad += complain(msg, cap, "%s: the spec has %d TLB levels, got kind %d %.0f "
+                                "(conf %.2f)\n", k, s->n_tlbs, f->kind, f->value, f->confidence);
+            }
+            continue;
+        }
+        const mt_sim_tlb_spec *tr = &s->tlb[d];
+        if (en->kind == MT_FIND_NONE && g_mode == MT_TRUTH_EXACT)
+            bad += complain(msg, cap, "%s: not measured\n", k);
+        snprintf(what, sizeof what, "%s entries", k);
+        if (en->kind != MT_FIND_NONE)
+            bad += exact(en, tr->entries, what, msg, cap);
+        if (page && page->kind != MT_FIND_NONE)
+            bad += exact(page, (double)tr->page, "tlb1 page", msg, cap);
+        double want = (double)tr->entries * (double)tr->page;
+        if (reach->kind != MT_FIND_NONE && !flagged(reach, want) &&
+            !(reach->kind == MT_FIND_VALUE && fabs(reach->value - want) <= (double)tr->page))
+            bad += complain(msg, cap, "%s reach: want %.0f +- %llu, got kind %d %.0f\n", k, want,
+                            (unsigned long long)tr->page, reach->kind, reach->value);
+        if (pen->kind != MT_FIND_NONE)
+            bad += penalty_ok(pen, tr->miss_penalty, k, msg, cap);
+    }
+    return bad;
+}
