@@ -93,8 +93,7 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH };
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_TLB };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
