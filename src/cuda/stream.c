@@ -51,7 +51,9 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
     mtk_stream_args a;
     memset(&a, 0, sizeof a);
     a.src = base;
-    a.dst = base + s->bytes;
+    /* A copy writes the bytes after the ones it reads; a write alone
+     * writes its own span (the chain's footprint is just `bytes`). */
+    a.dst = s->op == MT_STREAM_COPY ? base + s->bytes : base;
     a.op = (uint32_t)s->op;
     a.path = (uint32_t)c->path;
     a.vec = s->vector_bytes;
