@@ -4,9 +4,12 @@
 # the GPU at hand only, then
 #   1. five idle full reports (wall time of each, JSON kept; the first one
 #      recorded, as the replay fixture),
-#   2. one report while build/gpu_load streams 4 GiB on all SMs (recorded),
+#   2. one report while build/gpu_load streams 4 GiB on all SMs (its JSON
+#      and stderr: the recording, about 500 MB, is too large to keep),
 #   3. two reports at once on the same GPU,
 #   4. a run interrupted by SIGINT, and the replay of its recording,
+#   5. the carveout sweep (recorded),
+#   6. the opt-in bandwidth and TLB probes (recorded),
 # and prints a summary.  Usage: bench/device_check.sh OUTDIR [idle runs]
 set -uo pipefail
 out=${1:?outdir}; runs=${2:-5}
@@ -23,16 +26,15 @@ for i in $(seq 1 "$runs"); do
   ./build/memtopo --json "$out/idle$i.json" "${extra[@]}" >"$out/idle$i.txt" 2>>"$out/log.txt"
   echo "idle run $i: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 done
+export XZ_OPT="-T0 -6"   # every core: the recordings are 100+ MB of text
 tar -C "$(dirname "$rec")" -cJf "$out/rec.tar.xz" rec
 # 2. a memory-bound neighbour
 ./build/gpu_load 4096 20 >"$out/load.txt" 2>&1 & lp=$!
 sleep 2
 s=$(date +%s%N)
-lrec=$(mktemp -d)/rec-loaded
-./build/memtopo --json "$out/loaded.json" --record "$lrec" >"$out/loaded.txt" 2>"$out/loaded.err"
+./build/memtopo --json "$out/loaded.json" >"$out/loaded.txt" 2>"$out/loaded.err"
 echo "loaded run: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null
-tar -C "$(dirname "$lrec")" -cJf "$out/rec-loaded.tar.xz" rec-loaded
 # 3. two at once
 ./build/memtopo --json "$out/twin1.json" >"$out/twin1.txt" 2>"$out/twin1.err" & a=$!
 ./build/memtopo --json "$out/twin2.json" >"$out/twin2.txt" 2>"$out/twin2.err" & b=$!
@@ -55,3 +57,10 @@ s=$(date +%s%N)
 echo "carveout sweep: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 tar -C "$(dirname "$crec")" -cJf "$out/rec-carveout.tar.xz" rec-carveout
 grep -i "carveout" "$out/carveout.txt" | head -14
+# 6. the opt-in probes of issues 9 and 10 (TLB levels, bandwidth and MLP),
+#    recorded, with their wall time
+brec=$(mktemp -d)/rec-bwtlb
+s=$(date +%s%N)
+./build/memtopo --only l2 --bandwidth --tlb --json "$out/bwtlb.json" --record "$brec" >"$out/bwtlb.txt" 2>"$out/bwtlb.err"
+echo "bandwidth + tlb: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+tar -C "$(dirname "$brec")" -cJf "$out/rec-bwtlb.tar.xz" rec-bwtlb
