@@ -348,7 +348,16 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * stride conflicted, e.g. a set count no power of two) or the
          * capacity is low: neither is established. */
         bool overfull = best.lo > cap + sector;
-        if ((fallback || overfull) && conf > MT_CONF_LINE_NOT_POW2)
+        /* The other way round: were the line at least the stride, a chain
+         * of cap bytes at that stride would cover the very lines the
+         * sector-stride chain of cap bytes covered, and fit as it did.  A
+         * first miss at or below cap means that stride lost lines the
+         * sector stride kept (set conflicts, or a cache in front filtering
+         * the two chains differently: constant L1.5s read "line > 256 B"
+         * for 128 B lines with confidence 1), so "as many bytes fit" is
+         * not what it measured. */
+        bool early = best.hi > 0 && best.hi <= cap;
+        if ((fallback || overfull || early) && conf > MT_CONF_LINE_NOT_POW2)
             conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
@@ -357,6 +366,9 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   overfull ? " (but more bytes stayed resident at that stride than "
                                              "the capacity, which a line that long forbids: the "
                                              "stride conflicted or the size is low)"
+                                  : early ? " (but the capacity's own footprint already missed at "
+                                            "that stride, which a line that long forbids: the "
+                                            "stride conflicted, weak evidence)"
                                   : fallback ? " (a stride under 4 sectors, where conflicts also look "
                                                "like this: weak evidence)" : "",
                                   unchecked ? UNCHECKED_NOTE : "");
