@@ -104,11 +104,17 @@ static void doubt_size_why(mt_probe_ctx *c, const char *key, double conf, const 
     mt_set(c, key, "size", &f);
 }
 
-static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+/* The size doubt with the line test's own numbers: which outcome of that
+ * test (`what`), and the two capacities it compared, so a reader sees what
+ * the doubt rests on.  Short: it is appended to the size's note. */
+static void doubt_size(mt_probe_ctx *c, const char *key, double conf, const char *what,
+                       uint64_t cap, uint64_t cap_s, uint32_t stride)
 {
-    doubt_size_why(c, key, conf,
-                   "the line test's capacities are no power of two apart: conflicts may start "
-                   "before the cache is full");
+    char why[160];
+    snprintf(why, sizeof why, "line test %s (%llu B at a sector stride, %llu B at %u B): "
+             "conflicts may end a chain before the cache is full", what,
+             (unsigned long long)cap, (unsigned long long)cap_s, stride);
+    doubt_size_why(c, key, conf, why);
 }
 
 /* What the pigeonhole checks of a claimed line held: the most elements
@@ -295,7 +301,8 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                              held.line_max);
         /* More resident elements than cap / line also means the capacity
          * may be low (the conflict can end the sector-stride search too). */
-        doubt_size(c, key, MT_CONF_INCONSISTENT);
+        doubt_size(c, key, MT_CONF_INCONSISTENT, "refuted by resident lines", cap, best.lo,
+                   best_s);
     } else if (le.found) {
         c->cs[id].line = le.line_bytes;
         /* Pigeonhole for the size: the elements held at a stride of at
@@ -327,7 +334,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "",
                                   unchecked ? UNCHECKED_NOTE : "");
         if (loose)
-            doubt_size(c, key, conf);
+            doubt_size(c, key, conf, "ratio beyond MT_LINE_RATIO_FIRM", cap, best.lo, best_s);
     } else if (le.lower_bound && !any_odd) {
         /* Only power-of-two strides fitted, and those can alias sets. */
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_ALIASED,
@@ -376,13 +383,13 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * (An overfull wide stride says so only of the line: the size's own
          * confirmation stands.) */
         if (fallback)
-            doubt_size(c, key, conf);
+            doubt_size(c, key, conf, "bound from a stride under 4 sectors", cap, best.lo, best_s);
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "
                                   "of two", (double)best_s / le.ratio, (unsigned long long)best.lo,
                                   (unsigned long long)cap);
-        doubt_size(c, key, MT_CONF_LINE_NOT_POW2);
+        doubt_size(c, key, MT_CONF_LINE_NOT_POW2, "ratio no power of two", cap, best.lo, best_s);
     }
     mt_set(c, key, "line", &line);
     return MT_OK;

@@ -19,8 +19,25 @@ check "replay exits 0" rc_is 0
 check "replayed table equals the table printed on the H100" diff <(table "$fx/report.txt") <(table "$tmp/out")
 check "replay JSON validates against the schema" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$tmp/replay.json"
 check "GPU JSON validates against the schema" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$fx/report.json"
-check "replayed findings equal the GPU run's" diff <($PY "$root/tests/findings_digest.py" "$fx/report.json") \
-  <($PY "$root/tests/findings_digest.py" "$tmp/replay.json")
+# texture.size is left out until the runs are recorded again: the
+# derivation shared_sizes_agree (branch s5-contract) now gives the texture
+# path the L1's trusted size (the same physical array) where its own line
+# test had doubted its own, agreeing search; the experiments are the same.
+# The check after this one holds the new finding.
+no_tex_size() { grep -v '^texture\.size|'; }
+check "replayed findings equal the GPU run's (but texture.size)" \
+  diff <($PY "$root/tests/findings_digest.py" "$fx/report.json" | no_tex_size) \
+  <($PY "$root/tests/findings_digest.py" "$tmp/replay.json" | no_tex_size)
+tex_size_is_l1s() {
+  $PY - "$1" <<'PY'
+import json, sys
+o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
+t, l = o["texture"]["size"], o["l1d"]["size"]
+assert t["kind"] == "value" and t["source"] == "derived" and t["value"] == l["value"], (t, l)
+assert t["confidence"] >= 0.5 and "shares this physical cache" in t["note"], t
+PY
+}
+check "texture size: the L1's trusted size, derived (one physical array)" tex_size_is_l1s "$tmp/replay.json"
 check "replayed device equals the GPU run's" $PY - "$fx/report.json" "$tmp/replay.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
@@ -88,8 +105,10 @@ check "carveout fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-carveout.tar.
 run_mt --replay "$tmp/rec-carveout" --carveout all --quiet --json "$tmp/carveout.json"
 check "carveout replay exits 0" rc_is 0
 check "carveout replay's table equals the GPU run's" diff <(table "$fx/report-carveout.txt") <(table "$tmp/out")
-check "carveout replay's findings equal the GPU run's" diff <($PY "$root/tests/findings_digest.py" "$fx/report-carveout.json") \
-  <($PY "$root/tests/findings_digest.py" "$tmp/carveout.json")
+check "carveout replay's findings equal the GPU run's (but texture.size)" \
+  diff <($PY "$root/tests/findings_digest.py" "$fx/report-carveout.json" | no_tex_size) \
+  <($PY "$root/tests/findings_digest.py" "$tmp/carveout.json" | no_tex_size)
+check "carveout texture size: the L1's trusted size, derived" tex_size_is_l1s "$tmp/carveout.json"
 check "H100 carveout sweep: slope -1 within 2%, every size on the line within 1%" $PY - "$tmp/carveout.json" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
