@@ -534,6 +534,12 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     q = &shrunk;
     out->ref_used = q->ref_footprint;
+    /* Halved down to ref_min_bytes and still missing: a cache smaller than
+     * the smallest reference (a 768 B L1 of three 256 B lines against four
+     * elements) makes the reference's misses the norm, so no footprint has
+     * more and the search reads "> limit" (unseen seed 827, confidence 1). */
+    out->ref_missed = shrunk.fit_threshold > 0 &&
+                      share_above(ref, nref, shrunk.fit_threshold) > MT_CAP_REF_MAX_MISS_SHARE;
     double thr = isnan(q->hit_threshold) ? mt_hit_threshold(ref, nref) : q->hit_threshold;
     out->hit_threshold = thr;
 
@@ -707,12 +713,27 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     out->confidence = conf;
 done:
+    if (err == MT_OK && out->ref_missed && out->confidence > MT_CONF_INCONSISTENT)
+        out->confidence = MT_CONF_INCONSISTENT;
     free(ref);
     sweep_free(&widest);
     return err;
 }
 
+static mt_finding capacity_finding(const mt_cap_result *r, const char *what);
+
 mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
+{
+    mt_finding f = capacity_finding(r, what);
+    if (r->ref_missed)
+        mt_finding_append_note(&f, "even the %llu B reference missed (more than "
+                               "MT_CAP_REF_MAX_MISS_SHARE): the cache may be smaller than it, "
+                               "and footprints that miss as much looked like hits",
+                               (unsigned long long)r->ref_used);
+    return f;
+}
+
+static mt_finding capacity_finding(const mt_cap_result *r, const char *what)
 {
     const char *m = "pchase-fine+doubling+kary+binomial+opt-ks";
     switch (r->kind) {
