@@ -55,13 +55,9 @@ mt_path mt_cache_path(mt_cache_id id)
  * the split from the cg loads), for the capacity search's check that its
  * reference fits: in a cache of a few lines the presence chain itself
  * misses in part, and a threshold over that mix would call misses hits. */
-/* *capped: the class split when it, not the hit class's own margin, set
- * the hit threshold (NAN otherwise): the capacity search then judges by it
- * too. */
 static mt_err presence(mt_probe_ctx *c, mt_cache_id id, uint32_t footprint, bool *present,
-                       double *conf, char *why, size_t whylen, double *fit_thr, double *capped)
+                       double *conf, char *why, size_t whylen, double *fit_thr)
 {
-    *capped = NAN;
     mt_path p = mt_cache_path(id);
     mt_experiment e[2] = {
         mt_exp_chase(p, footprint, PRESENCE_STRIDE, 1, 1024, MT_MODE_FINE),
@@ -99,13 +95,6 @@ static mt_err presence(mt_probe_ctx *c, mt_cache_id id, uint32_t footprint, bool
     if (*present) {
         mt_cache_state *s = &c->cs[id];
         s->hit_threshold = mt_hit_threshold(a, na);
-        /* A noisy hit class's margin can reach past the loads the L2
-         * serves (texture hits at 150 +- 18 cycles gave a threshold of 238
-         * over L2 hits at 195: every miss looked like a hit and the size
-         * read the L2's, unseen seed 513): never above the split between
-         * the two classes. */
-        if (s->hit_threshold > sp.threshold)
-            s->hit_threshold = *capped = sp.threshold;
         s->hit_fine = ma;
         s->hit_known = true;
         size_t nfast = 0;
@@ -182,11 +171,10 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     double conf = 0;
     char why[200] = "";
     mt_progress(c, "is %s cached above the L2?", pn);
-    double fit_thr = 0, capped = NAN;
+    double fit_thr = 0;
     uint32_t pfp = PRESENCE_FOOTPRINT;
     mt_err err;
-    while ((err = presence(c, id, pfp, &present, &conf, why, sizeof why, &fit_thr, &capped)) ==
-               MT_OK &&
+    while ((err = presence(c, id, pfp, &present, &conf, why, sizeof why, &fit_thr)) == MT_OK &&
            !present && pfp / 2 >= PRESENCE_MIN_FOOTPRINT)
         pfp /= 2;
     if (err != MT_OK)
@@ -236,7 +224,7 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
         limit = L1_SEARCH_LIMIT;
     mt_cap_request q = {
         .path = p, .thread = 0, .stride = s->sector, .start = 2048, .limit = limit,
-        .granule = s->sector, .ref_footprint = 1024, .hit_threshold = capped,
+        .granule = s->sector, .ref_footprint = 1024, .hit_threshold = NAN,
         .fit_threshold = fit_thr, .ref_min_bytes = REF_MIN_ELEMENTS * s->sector,
         .pool_edge = 1,
     };
