@@ -20,6 +20,11 @@ typedef struct {
 /* NaN-free input assumed; n == 0 gives all zeros. */
 mt_stats mt_describe(const double *x, size_t n);
 double mt_median(const double *x, size_t n); /* does not modify x */
+/* Median of the values above `cut` as if the cut had not removed the lower
+ * part of their class: the median of the window (cut, 2c - cut) about its
+ * own median c, iterated (median_truncated.c).  MT_ERR_INVALID_ARG when
+ * nothing lies above the cut. */
+mt_err mt_median_above_cut(const double *x, size_t n, double cut, double *median);
 
 /* ---------- search planning (doubling, then k-ary refinement) ---------- */
 /* start, 2*start, 4*start ... while <= limit; if the last point is below

@@ -105,11 +105,17 @@ static void doubt_size_why(mt_probe_ctx *c, const char *key, double conf, const 
     mt_set(c, key, "size", &f);
 }
 
-static void doubt_size(mt_probe_ctx *c, const char *key, double conf)
+/* The size doubt with the line test's own numbers: which outcome of that
+ * test (`what`), and the two capacities it compared, so a reader sees what
+ * the doubt rests on.  Short: it is appended to the size's note. */
+static void doubt_size(mt_probe_ctx *c, const char *key, double conf, const char *what,
+                       uint64_t cap, uint64_t cap_s, uint32_t stride)
 {
-    doubt_size_why(c, key, conf,
-                   "the line test's capacities are no power of two apart: conflicts may start "
-                   "before the cache is full");
+    char why[160];
+    snprintf(why, sizeof why, "line test %s (%llu B at a sector stride, %llu B at %u B): "
+             "conflicts may end a chain before the cache is full", what,
+             (unsigned long long)cap, (unsigned long long)cap_s, stride);
+    doubt_size_why(c, key, conf, why);
 }
 
 /* What the pigeonhole checks of a claimed line held: the most elements
@@ -361,7 +367,8 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                              held.line_max);
         /* More resident elements than cap / line also means the capacity
          * may be low (the conflict can end the sector-stride search too). */
-        doubt_size(c, key, MT_CONF_INCONSISTENT);
+        doubt_size(c, key, MT_CONF_INCONSISTENT, "refuted by resident lines", cap, best.lo,
+                   best_s);
     } else if (le.found) {
         c->cs[id].line = le.line_bytes;
         /* Pigeonhole for the size: the elements held at a stride of at
@@ -395,7 +402,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         note_capacity_cap(c, id, &line, (double)cap, cap_conf, &best, best_s, sector,
                           le.line_bytes, loose, unchecked);
         if (loose)
-            doubt_size(c, key, conf);
+            doubt_size(c, key, conf, "ratio beyond MT_LINE_RATIO_FIRM", cap, best.lo, best_s);
     } else if (le.lower_bound && !any_odd) {
         /* Only power-of-two strides fitted, and those can alias sets. */
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_ALIASED,
@@ -416,7 +423,16 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * stride conflicted, e.g. a set count no power of two) or the
          * capacity is low: neither is established. */
         bool overfull = best.lo > cap + sector;
-        if ((fallback || overfull) && conf > MT_CONF_LINE_NOT_POW2)
+        /* The other way round: were the line at least the stride, a chain
+         * of cap bytes at that stride would cover the very lines the
+         * sector-stride chain of cap bytes covered, and fit as it did.  A
+         * first miss at or below cap means that stride lost lines the
+         * sector stride kept (set conflicts, or a cache in front filtering
+         * the two chains differently: constant L1.5s read "line > 256 B"
+         * for 128 B lines with confidence 1), so "as many bytes fit" is
+         * not what it measured. */
+        bool early = best.hi > 0 && best.hi <= cap;
+        if ((fallback || overfull || early) && conf > MT_CONF_LINE_NOT_POW2)
             conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
@@ -425,6 +441,9 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   overfull ? " (but more bytes stayed resident at that stride than "
                                              "the capacity, which a line that long forbids: the "
                                              "stride conflicted or the size is low)"
+                                  : early ? " (but the capacity's own footprint already missed at "
+                                            "that stride, which a line that long forbids: the "
+                                            "stride conflicted, weak evidence)"
                                   : fallback ? " (a stride under 4 sectors, where conflicts also look "
                                                "like this: weak evidence)" : "",
                                   unchecked ? UNCHECKED_NOTE : "");
@@ -432,13 +451,13 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * (An overfull wide stride says so only of the line: the size's own
          * confirmation stands.) */
         if (fallback)
-            doubt_size(c, key, conf);
+            doubt_size(c, key, conf, "bound from a stride under 4 sectors", cap, best.lo, best_s);
     } else {
         line = mt_find_range(sector, best_s, "B", "capacity-ratio", MT_CONF_LINE_NOT_POW2,
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "
                                   "of two", (double)best_s / le.ratio, (unsigned long long)best.lo,
                                   (unsigned long long)cap);
-        doubt_size(c, key, MT_CONF_LINE_NOT_POW2);
+        doubt_size(c, key, MT_CONF_LINE_NOT_POW2, "ratio no power of two", cap, best.lo, best_s);
     }
     mt_set(c, key, "line", &line);
     return MT_OK;

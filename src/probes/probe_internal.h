@@ -203,6 +203,7 @@ typedef struct {
      * that fired the first-miss test do not. */
     double share_beyond;
     uint64_t ref_used;    /* the reference footprint used (< the request's: it did not fit) */
+    bool ref_missed;      /* even the smallest reference missed: confidence at most 0.3 */
     /* Most elements any measured footprint kept resident: elements minus
      * misses per whole lap timed (footprints with no whole lap timed are
      * left out).  In one lap of a cyclic chain every hit was resident at

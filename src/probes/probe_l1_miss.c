@@ -222,7 +222,15 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
     const mt_cache_state *l2 = &c->cs[MT_CACHE_L2];
     bool beyond_l2 = l2->hit_known && mm.median > l2->hit_threshold + s->hit_fine;
     bool mostly_hits = hits > MT_MISS_MAX_HIT_SHARE * (double)mm.n;
-    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped || mostly_hits;
+    /* A far partition seen, but not the size one SM can use: the chain was
+     * sized against the whole L2 and may spill beyond the part it can use
+     * (an L2 of eight 178 KiB partitions took a 330 KiB chain, and its DRAM
+     * misses gave 275 cycles for 158; unseen seed 826). */
+    const mt_finding *far = mt_get(c, "l2", "far_latency");
+    bool part_unknown = usable == c->dev.l2_bytes && far && far->kind == MT_FIND_VALUE &&
+                        far->confidence >= MT_CONF_TRUSTED;
+    bool spills = spill > MT_MISS_SPILL_SHARE || beyond_l2 || cramped || mostly_hits ||
+                  part_unknown;
     double conf = spills ? MT_CONF_INCONSISTENT : MT_CONF_DIFFERENCE;
     char how[256];
     if (lk.leaks)
@@ -245,6 +253,8 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
                     "may spill beyond the L2, the penalty is uncertain"
         : mostly_hits ? "; most of the chain hits: its misses are the few lines the policy "
                         "evicts, not a sample of the L2, the penalty is uncertain"
+        : part_unknown ? "; the L2 has a far partition but the size one SM can use was not "
+                         "measured: the chain may spill beyond it, the penalty is uncertain"
         : spills ? "; too many slow loads: the chain spills beyond the L2, the penalty is "
                    "uncertain"
                  : "");

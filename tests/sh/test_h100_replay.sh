@@ -28,6 +28,16 @@ check "replay JSON validates against the schema" $PY "$root/tests/check_schema.p
 check "GPU JSON validates against the schema" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$fx/report.json"
 check "replayed findings equal the GPU run's (but the L2 latencies)" diff <(digest_but_l2 "$fx/report.json") \
   <(digest_but_l2 "$tmp/replay.json")
+tex_size_is_l1s() {
+  $PY - "$1" <<'PY'
+import json, sys
+o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
+t, l = o["texture"]["size"], o["l1d"]["size"]
+assert t["kind"] == "value" and t["value"] == l["value"], (t, l)
+assert t["confidence"] >= 0.5, t
+PY
+}
+check "texture size: the L1's trusted size (one physical array)" tex_size_is_l1s "$tmp/replay.json"
 check "replayed device equals the GPU run's" $PY - "$fx/report.json" "$tmp/replay.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
@@ -97,6 +107,7 @@ check "carveout replay exits 0" rc_is 0
 check "carveout replay's table equals the GPU run's (but the L2 row)" diff <(table_but_l2 "$fx/report-carveout.txt") <(table_but_l2 "$tmp/out")
 check "carveout replay's findings equal the GPU run's (but the L2 latencies)" diff <(digest_but_l2 "$fx/report-carveout.json") \
   <(digest_but_l2 "$tmp/carveout.json")
+check "carveout texture size: the L1's trusted size" tex_size_is_l1s "$tmp/carveout.json"
 check "H100 carveout sweep: slope -1 within 2%, every size on the line within 1%" $PY - "$tmp/carveout.json" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
