@@ -19,6 +19,10 @@ typedef struct {
     double size_confidence; /* the size finding's: the sets' bound rests on it */
     double hit_threshold; /* fine cycles (overhead removed) above which a load missed it */
     double confidence;    /* of an exact (modulo) result: the line's */
+    /* Most loads the stride search may issue (0: no limit).  Once they are
+     * spent, no further round, prediction or hash recovery runs: what is
+     * left open is reported as a range, with the reason (the L2). */
+    uint64_t budget_loads;
 } mt_geometry_target;
 
 /* The target for cache `id` from what earlier probes found (its size, line
