@@ -23,6 +23,10 @@ typedef struct {
      * spent, no further round, prediction or hash recovery runs: what is
      * left open is reported as a range, with the reason (the L2). */
     uint64_t budget_loads;
+    /* Most lines the hash recovery may start from (0: no limit): its group
+     * tests cost about the square of them in lines (the L2, whose fewest
+     * overflowing lines can be thousands). */
+    uint64_t hash_max_start;
 } mt_geometry_target;
 
 /* The target for cache `id` from what earlier probes found (its size, line

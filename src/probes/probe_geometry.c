@@ -317,6 +317,12 @@ static mt_err hash_index(mt_probe_ctx *c, const mt_geometry_target *t, const str
                  "%llu lines tested", (unsigned long long)reach);
         return MT_OK;
     }
+    if (t->hash_max_start && start->lo > t->hash_max_start) {
+        snprintf(hash->why, sizeof hash->why, "the fewest lines that overflow a set at any "
+                 "stride (%llu + 1) exceed the %llu the recovery may group-test",
+                 (unsigned long long)start->lo, (unsigned long long)t->hash_max_start);
+        return MT_OK;
+    }
     mt_hash_request q = {
         .target = {.path = t->path, .line = t->line, .thr = t->hit_threshold, .p0 = p0},
         .limit_bytes = limit, .stride = start->k, .cap = start->lo, .size_low = t->size_lo};

@@ -29,6 +29,12 @@
  * (docs/method.md). */
 #define L2_GEOMETRY_BUDGET_LOADS 40000000ull
 
+/* Most lines the XOR hash recovery starts from: its group tests over
+ * lists of that many lines cost ~n^2 loads per round (256: ~2e6 in the
+ * sim, well inside the budget); an L2 whose fewest overflowing lines are
+ * more keeps its ways as a range. */
+#define L2_GEOMETRY_HASH_MAX_START 256u
+
 static const char *const geometry_names[] = {"ways", "sets", "index", "index_masks"};
 
 /* One SM's share of a partitioned L2: each finding says so. */
@@ -61,6 +67,10 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
         t.size_confidence = partition->confidence;
     }
     t.budget_loads = L2_GEOMETRY_BUDGET_LOADS;
+    t.hash_max_start = L2_GEOMETRY_HASH_MAX_START;
+    mt_note_threshold(c, "L2_GEOMETRY_HASH_MAX_START", L2_GEOMETRY_HASH_MAX_START,
+                      "L2 geometry: most lines the XOR hash recovery may start its group tests "
+                      "from");
     mt_note_threshold(c, "L2_GEOMETRY_BUDGET_LOADS", (double)L2_GEOMETRY_BUDGET_LOADS,
                       "L2 geometry: most loads the search may issue before it reports what it "
                       "could not decide as a range");
