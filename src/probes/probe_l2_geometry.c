@@ -37,17 +37,19 @@
 
 static const char *const geometry_names[] = {"ways", "sets", "index", "index_masks"};
 
-/* One SM's share of a partitioned L2: each finding says so. */
-static void note_partition(mt_probe_ctx *c, const mt_finding *partition)
+/* One SM's share of a partitioned L2: each finding says so, first (the
+ * capacities that follow may fill the note; their tail is what is cut). */
+static void note_partition(mt_probe_ctx *c, double partition_bytes)
 {
     for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
         const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
         if (got->kind == MT_FIND_NONE)
             continue;
         mt_finding f = *got;
-        mt_finding_append_note(&f, "one partition's: an SM allocates only in its own "
-                                   "partition of the L2 (l2.partition_size %.0f B)",
-                               partition->value);
+        int n = snprintf(f.note, sizeof f.note, "one partition's (an SM allocates only in its "
+                         "own: l2.partition_size %.0f B); %s", partition_bytes, got->note);
+        if (n >= (int)sizeof f.note) /* cut: say so rather than end mid-word */
+            snprintf(f.note + sizeof f.note - 4, 4, "...");
         mt_set(c, "l2", geometry_names[i], &f);
     }
 }
@@ -59,12 +61,13 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
     if (!mt_geometry_target_of(c, MT_CACHE_L2, &t))
         return MT_OK; /* no line or hit threshold: no finding */
     /* The driver's size is the whole L2; one SM sees its partition. */
-    const mt_finding *partition = mt_get(c, "l2", "partition_size");
-    bool partitioned = partition->kind == MT_FIND_VALUE &&
-                       partition->confidence >= MT_CONF_TRUSTED;
+    /* A copy: setting findings may move the topology's storage. */
+    const mt_finding partition = *mt_get(c, "l2", "partition_size");
+    bool partitioned = partition.kind == MT_FIND_VALUE &&
+                       partition.confidence >= MT_CONF_TRUSTED;
     if (partitioned) {
-        t.size_lo = partition->value;
-        t.size_confidence = partition->confidence;
+        t.size_lo = partition.value;
+        t.size_confidence = partition.confidence;
     }
     t.budget_loads = L2_GEOMETRY_BUDGET_LOADS;
     t.hash_max_start = L2_GEOMETRY_HASH_MAX_START;
@@ -76,7 +79,7 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
                       "could not decide as a range");
     mt_err err = mt_geometry_measure(c, &t);
     if (err == MT_OK && partitioned)
-        note_partition(c, partition);
+        note_partition(c, partition.value);
     return err;
 }
 
