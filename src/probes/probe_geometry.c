@@ -55,6 +55,15 @@
  * modulo): the bounds hold whatever the index, but they say little, and
  * the contract's trusted level (0.5) is the most a range may claim. */
 #define GEOMETRY_RANGE_CONF 0.5
+/* Modulo is rejected when its ways x sets x line exceed this many times
+ * the size's top: a modulo cache of that many lines holds a chain of them
+ * one line apart without a miss, so its first misses (the size) could not
+ * come earlier.  Twice, not once: the L2's search is bounded by the
+ * driver's size, which the simulator's spec format lets be half the
+ * modelled L2 (docs/spec-format.md).  A hash whose tested strides mimic a
+ * huge modulo cache behind capped strides (a random draw: 64 x 262144
+ * for 8 x 8192) fails it. */
+#define GEOMETRY_MAX_SIZE_RATIO 2.0
 
 /* One stride's search: lo fits, hi does not (0: not yet found). */
 typedef struct {
@@ -398,6 +407,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                       "look as if it did not fit");
     mt_note_threshold(c, "GEOMETRY_MAX_LAPS", GEOMETRY_MAX_LAPS,
                       "geometry: most laps one fits/does-not-fit decision is timed over");
+    mt_note_threshold(c, "GEOMETRY_MAX_SIZE_RATIO", GEOMETRY_MAX_SIZE_RATIO,
+                      "geometry: modulo is rejected when ways x sets x line exceed this times "
+                      "the size");
     uint64_t limit = c->dev.path_limit_bytes[t->path];
     if (!limit)
         limit = UINT64_MAX;
@@ -471,12 +483,15 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         all_found = all_found && bracketed(&s[i]);
     bool modulo = decided;
     uint64_t sets = modulo ? whole / ways : 0;
+    bool oversized = modulo && (double)sets * (double)ways * line >
+                                   GEOMETRY_MAX_SIZE_RATIO * t->size_hi;
+    modulo = modulo && !oversized;
     for (size_t i = 0; i < n && modulo; i++)
         modulo = consistent(&s[i], ways * sets / gcd_u64(sets, s[i].k));
     /* The line-address bits the power-of-two strides decided, 0 .. top: a
      * hash of higher bits (constant within every chain) is not seen.  A
-     * capped stride held thousands of lines without a miss, as modulo
-     * predicts: it counts as deciding its bit. */
+     * capped stride held every line the laps could time without a miss,
+     * as modulo predicts: it counts as deciding its bit. */
     int top = -1;
     for (size_t i = 0; i < n; i++)
         if (s[i].k == (uint64_t)1 << (top + 1) && (bracketed(&s[i]) || s[i].capped))
@@ -573,6 +588,10 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         if (refuted)
             mt_finding_append_note(&fi, "the strides fit modulo, but %u random lists did not",
                                    refuted);
+        if (oversized)
+            mt_finding_append_note(&fi, "the strides fit modulo over %llu sets x %llu ways, "
+                                   "more than %g x the size", (unsigned long long)(whole / ways),
+                                   (unsigned long long)ways, GEOMETRY_MAX_SIZE_RATIO);
         if (hash.why[0])
             mt_finding_append_note(&fi, "XOR hash not recovered: %s", hash.why);
     }
