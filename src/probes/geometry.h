@@ -27,6 +27,9 @@ typedef struct {
      * tests cost about the square of them in lines (the L2, whose fewest
      * overflowing lines can be thousands). */
     uint64_t hash_max_start;
+    /* Longest chain the stride search times (0: the backend's fine-sample
+     * limit); a stride holding more is capped (a lower bound). */
+    uint64_t max_chain;
 } mt_geometry_target;
 
 /* The target for cache `id` from what earlier probes found (its size, line

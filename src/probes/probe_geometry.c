@@ -80,10 +80,11 @@ typedef struct {
 
 /* The next element count to test (doubling until a chain does not fit,
  * then bisection) and the runs it takes; 0 when bracketed or nothing more
- * can be decided (laps, footprint limit). */
-static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max_m,
-                           uint32_t line, uint64_t limit, double p0)
+ * can be decided (laps, footprint limit, the target's longest chain). */
+static uint64_t next_probe(const mt_probe_ctx *c, const mt_geometry_target *t, stride_search *s,
+                           uint64_t max_m, uint64_t limit, double p0)
 {
+    uint32_t line = t->line;
     uint64_t m;
     /* The most elements the path holds at this stride: doubling past it
      * tests the largest chain that fits the path instead (a constant bank
@@ -101,7 +102,7 @@ static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max
         return 0;
     uint32_t laps = mt_geometry_laps_needed(p0, m);
     uint64_t per_run = c->dev.max_fine_loads / m;
-    if (!laps || !per_run) {
+    if (!laps || !per_run || (t->max_chain && m > t->max_chain)) {
         s->capped = s->hi == 0;
         return 0;
     }
@@ -226,7 +227,7 @@ static mt_err search(mt_probe_ctx *c, const mt_geometry_target *t, stride_search
 {
     for (;;) {
         for (size_t i = 0; i < n; i++)
-            s[i].probe = next_probe(c, &s[i], max_m, t->line, limit, p0);
+            s[i].probe = next_probe(c, t, &s[i], max_m, limit, p0);
         bool more;
         mt_err err = run_round(c, t, s, n, b, &more);
         if (err != MT_OK || !more)

@@ -35,6 +35,12 @@
  * more keeps its ways as a range. */
 #define L2_GEOMETRY_HASH_MAX_START 256u
 
+/* Longest chain the stride search times: a modulo plateau holds W q
+ * lines (q: the sets' odd part), 2048 covers 32 ways x 64 and 16 x 128;
+ * longer chains only bracket capacities a hashed index scatters, at a
+ * cost that grows with them (a random draw: 1.4e7 loads at 8192). */
+#define L2_GEOMETRY_MAX_CHAIN 2048u
+
 static const char *const geometry_names[] = {"ways", "sets", "index", "index_masks"};
 
 /* One SM's share of a partitioned L2: each finding says so, first (the
@@ -71,6 +77,10 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
     }
     t.budget_loads = L2_GEOMETRY_BUDGET_LOADS;
     t.hash_max_start = L2_GEOMETRY_HASH_MAX_START;
+    t.max_chain = L2_GEOMETRY_MAX_CHAIN;
+    mt_note_threshold(c, "L2_GEOMETRY_MAX_CHAIN", L2_GEOMETRY_MAX_CHAIN,
+                      "L2 geometry: longest chain the stride search times (a stride holding "
+                      "more is a lower bound)");
     mt_note_threshold(c, "L2_GEOMETRY_HASH_MAX_START", L2_GEOMETRY_HASH_MAX_START,
                       "L2 geometry: most lines the XOR hash recovery may start its group tests "
                       "from");
