@@ -103,7 +103,10 @@ static uint64_t next_probe(const mt_probe_ctx *c, const mt_geometry_target *t, s
     uint32_t laps = mt_geometry_laps_needed(p0, m);
     uint64_t per_run = c->dev.max_fine_loads / m;
     if (!laps || !per_run || (t->max_chain && m > t->max_chain)) {
-        s->capped = s->hi == 0;
+        /* Only a target with a chain limit of its own (the L2) treats such
+         * strides as capped: the first-level caches keep the search they
+         * had (their recorded H100 runs and goldens). */
+        s->capped = s->hi == 0 && t->max_chain;
         return 0;
     }
     s->laps_per_run = (uint32_t)(per_run < laps ? per_run : laps);
@@ -431,7 +434,7 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     load_budget budget = {.budget = t->budget_loads};
     /* The reference must fit: half the lines of the size's low end (a
      * partitioned L2's top is the whole L2, of which one SM holds a part). */
-    uint64_t sure_lines = (uint64_t)t->size_lo / line;
+    uint64_t sure_lines = t->max_chain ? (uint64_t)t->size_lo / line : 0;
     mt_err err = outlier_rate(c, t, sure_lines ? sure_lines : n_lines, &p0);
     if (err == MT_OK)
         err = search(c, t, s, n, 2 * n_lines + 1, limit, p0, &budget);
@@ -484,7 +487,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         all_found = all_found && bracketed(&s[i]);
     bool modulo = decided;
     uint64_t sets = modulo ? whole / ways : 0;
-    bool oversized = modulo && (double)sets * (double)ways * line >
+    /* Only where capped strides (t->max_chain) can hide the pattern: the
+     * first-level caches' predictions refute such a fit themselves. */
+    bool oversized = modulo && t->max_chain && (double)sets * (double)ways * line >
                                    GEOMETRY_MAX_SIZE_RATIO * t->size_hi;
     modulo = modulo && !oversized;
     for (size_t i = 0; i < n && modulo; i++)
