@@ -679,6 +679,14 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
             bad += complain(msg, cap, "l2 far latency %.1f (conf %.2f) but the L2 has no partitions\n",
                             far->value, far->confidence);
     }
+    if (l2->present) {
+        /* The L2 geometry (probe_l2_geometry.c) is one partition's: an SM
+         * looks up and allocates only in its own, of size / P, whose sets
+         * the index (and its masks) address. */
+        mt_truth_cache part = *l2;
+        part.size = l2->size / (l2->cs->partitions > 1 ? l2->cs->partitions : 1);
+        bad += geometry_ok(t, "l2", &part, dev.path_limit_bytes[MT_PATH_GLOBAL_CG], msg, cap);
+    }
     bad += l2map_check(s, t, msg, cap);
     bad += bandwidth_check(s, t, msg, cap);
     bad += tlb_check(s, t, msg, cap);

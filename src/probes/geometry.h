@@ -19,6 +19,17 @@ typedef struct {
     double size_confidence; /* the size finding's: the sets' bound rests on it */
     double hit_threshold; /* fine cycles (overhead removed) above which a load missed it */
     double confidence;    /* of an exact (modulo) result: the line's */
+    /* Most loads the stride search may issue (0: no limit).  Once they are
+     * spent, no further round, prediction or hash recovery runs: what is
+     * left open is reported as a range, with the reason (the L2). */
+    uint64_t budget_loads;
+    /* Most lines the hash recovery may start from (0: no limit): its group
+     * tests cost about the square of them in lines (the L2, whose fewest
+     * overflowing lines can be thousands). */
+    uint64_t hash_max_start;
+    /* Longest chain the stride search times (0: the backend's fine-sample
+     * limit); a stride holding more is capped (a lower bound). */
+    uint64_t max_chain;
 } mt_geometry_target;
 
 /* The target for cache `id` from what earlier probes found (its size, line

@@ -120,7 +120,8 @@ typedef struct mt_probe_options {
     /* --geometry: run the geometry probes (probe_geometry.c: L1 data ways,
      * sets, set index and masks; probe_cache_geometry.c: the other
      * first-level caches) and the policy probe even when --only leaves them
-     * out; the default run has them anyway (mt_geometry_requested). */
+     * out; the default run has them anyway (mt_geometry_requested).  Also
+     * the only switch of the opt-in L2 geometry (probe_l2_geometry.c). */
     bool geometry;
     /* --bandwidth: run the opt-in bandwidth probe (probe_bandwidth.c:
      * read/write/copy bandwidth of every level, loads in flight per SM). */

@@ -56,6 +56,15 @@
  * modulo): the bounds hold whatever the index, but they say little, and
  * the contract's trusted level (0.5) is the most a range may claim. */
 #define GEOMETRY_RANGE_CONF 0.5
+/* Modulo is rejected when its ways x sets x line exceed this many times
+ * the size's top: a modulo cache of that many lines holds a chain of them
+ * one line apart without a miss, so its first misses (the size) could not
+ * come earlier.  Twice, not once: the L2's search is bounded by the
+ * driver's size, which the simulator's spec format lets be half the
+ * modelled L2 (docs/spec-format.md).  A hash whose tested strides mimic a
+ * huge modulo cache behind capped strides (a random draw: 64 x 262144
+ * for 8 x 8192) fails it. */
+#define GEOMETRY_MAX_SIZE_RATIO 2.0
 
 /* One stride's search: lo fits, hi does not (0: not yet found). */
 typedef struct {
@@ -64,14 +73,19 @@ typedef struct {
     uint64_t probe;  /* the element count tested this round, 0 when done */
     uint32_t runs;   /* experiments for this round's probe */
     uint32_t laps_per_run;
+    /* Never seen not to fit, and the next doubling is a chain longer than
+     * the fine samples or laps can decide (a large cache: the L2): lo is a
+     * lower bound on the capacity and nothing more can be learnt. */
+    bool capped;
 } stride_search;
 
 /* The next element count to test (doubling until a chain does not fit,
  * then bisection) and the runs it takes; 0 when bracketed or nothing more
- * can be decided (laps, footprint limit). */
-static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max_m,
-                           uint32_t line, uint64_t limit, double p0)
+ * can be decided (laps, footprint limit, the target's longest chain). */
+static uint64_t next_probe(const mt_probe_ctx *c, const mt_geometry_target *t, stride_search *s,
+                           uint64_t max_m, uint64_t limit, double p0)
 {
+    uint32_t line = t->line;
     uint64_t m;
     /* The most elements the path holds at this stride: doubling past it
      * tests the largest chain that fits the path instead (a constant bank
@@ -89,23 +103,44 @@ static uint64_t next_probe(const mt_probe_ctx *c, stride_search *s, uint64_t max
         return 0;
     uint32_t laps = mt_geometry_laps_needed(p0, m);
     uint64_t per_run = c->dev.max_fine_loads / m;
-    if (!laps || !per_run)
+    if (!laps || !per_run || (t->max_chain && m > t->max_chain)) {
+        /* Only a target with a chain limit of its own (the L2) treats such
+         * strides as capped: the first-level caches keep the search they
+         * had (their recorded H100 runs and goldens). */
+        s->capped = s->hi == 0 && t->max_chain;
         return 0;
+    }
     s->laps_per_run = (uint32_t)(per_run < laps ? per_run : laps);
     s->runs = (laps + s->laps_per_run - 1) / s->laps_per_run;
     return m;
 }
 
-/* Runs one round: the runs of every stride still searching, one batch. */
+/* Loads the search has issued, against the target's budget. */
+typedef struct {
+    uint64_t spent, budget; /* budget 0: none */
+    bool out;               /* a round was not run: it would have passed the budget */
+} load_budget;
+
+/* Runs one round: the runs of every stride still searching, one batch
+ * (none when it would pass the budget). */
 static mt_err run_round(mt_probe_ctx *c, const mt_geometry_target *t, stride_search *s, size_t n,
-                        bool *more)
+                        load_budget *b, bool *more)
 {
     size_t total = 0;
+    uint64_t loads = 0;
     for (size_t i = 0; i < n; i++)
-        total += s[i].probe ? s[i].runs : 0;
+        if (s[i].probe) {
+            total += s[i].runs;
+            loads += (uint64_t)s[i].runs * s[i].probe * (GEOMETRY_WARMUP_LAPS + s[i].laps_per_run);
+        }
+    if (total && b->budget && b->spent + loads > b->budget) {
+        b->out = true;
+        total = 0;
+    }
     *more = total > 0;
     if (!total)
         return MT_OK;
+    b->spent += loads;
     mt_experiment *e = calloc(total, sizeof *e);
     mt_result *r = calloc(total, sizeof *r);
     mt_err err = MT_OK;
@@ -147,6 +182,11 @@ static mt_err outlier_rate(mt_probe_ctx *c, const mt_geometry_target *t, uint64_
                            double *p0)
 {
     uint64_t m = n_lines / 2 ? n_lines / 2 : 1;
+    /* A large cache (the L2): the longest chain one fine run times is as
+     * good a reference, and a chain of half its lines would cost laps of
+     * milliseconds (docs/method.md). */
+    if (c->dev.max_fine_loads && m > c->dev.max_fine_loads)
+        m = c->dev.max_fine_loads;
     mt_experiment e[GEOMETRY_REF_RUNS];
     mt_result r[GEOMETRY_REF_RUNS];
     for (uint32_t k = 0; k < GEOMETRY_REF_RUNS; k++)
@@ -187,13 +227,13 @@ static void caps_text(const stride_search *s, size_t n, char *buf, size_t len)
 /* Searches every stride's capacity, one batch per round, until each is
  * bracketed or cannot be taken further. */
 static mt_err search(mt_probe_ctx *c, const mt_geometry_target *t, stride_search *s, size_t n,
-                     uint64_t max_m, uint64_t limit, double p0)
+                     uint64_t max_m, uint64_t limit, double p0, load_budget *b)
 {
     for (;;) {
         for (size_t i = 0; i < n; i++)
-            s[i].probe = next_probe(c, &s[i], max_m, t->line, limit, p0);
+            s[i].probe = next_probe(c, t, &s[i], max_m, limit, p0);
         bool more;
-        mt_err err = run_round(c, t, s, n, &more);
+        mt_err err = run_round(c, t, s, n, b, &more);
         if (err != MT_OK || !more)
             return err;
     }
@@ -207,6 +247,27 @@ static bool bracketed(const stride_search *s)
 static bool power_of_two(uint64_t v)
 {
     return v && !(v & (v - 1));
+}
+
+/* Where the first power-of-two strides are capped (a cache larger than
+ * the longest chain a fine run decides: the L2), each held at least lo
+ * elements; when the first stride after them is bracketed below every
+ * such lo, it holds fewer than they do, so under modulo (capacities never
+ * grow with the stride) the plateau cannot start before it.  The index of
+ * that stride, where the plateau search starts; 0 otherwise. */
+static size_t capped_prefix(const stride_search *s, size_t n)
+{
+    uint64_t least = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!power_of_two(s[i].k))
+            continue;
+        if (s[i].capped) {
+            least = s[i].lo < least ? s[i].lo : least;
+            continue;
+        }
+        return least != UINT64_MAX && bracketed(&s[i]) && s[i].lo < least ? i : 0;
+    }
+    return 0;
 }
 
 /* Under modulo indexing the capacities at strides 2^j halve until 2^j
@@ -223,7 +284,7 @@ static uint64_t plateau_start(const stride_search *s, size_t n, uint64_t *p)
     uint64_t last = 0, start = 0, first_start = 0, first_p = 0;
     const stride_search *prev = NULL;
     bool all = true, prefix = true;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = capped_prefix(s, n); i < n; i++) {
         if (!power_of_two(s[i].k))
             continue;
         /* Under modulo the capacity at twice the stride is the same or
@@ -268,6 +329,12 @@ static mt_err hash_index(mt_probe_ctx *c, const mt_geometry_target *t, const str
     if (!start) {
         snprintf(hash->why, sizeof hash->why, "no stride's capacity was bracketed within the "
                  "%llu lines tested", (unsigned long long)reach);
+        return MT_OK;
+    }
+    if (t->hash_max_start && start->lo > t->hash_max_start) {
+        snprintf(hash->why, sizeof hash->why, "the fewest lines that overflow a set at any "
+                 "stride (%llu + 1) exceed the %llu the recovery may group-test",
+                 (unsigned long long)start->lo, (unsigned long long)t->hash_max_start);
         return MT_OK;
     }
     mt_hash_request q = {
@@ -345,6 +412,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                       "look as if it did not fit");
     mt_note_threshold(c, "GEOMETRY_MAX_LAPS", GEOMETRY_MAX_LAPS,
                       "geometry: most laps one fits/does-not-fit decision is timed over");
+    mt_note_threshold(c, "GEOMETRY_MAX_SIZE_RATIO", GEOMETRY_MAX_SIZE_RATIO,
+                      "geometry: modulo is rejected when ways x sets x line exceed this times "
+                      "the size");
     uint64_t limit = c->dev.path_limit_bytes[t->path];
     if (!limit)
         limit = UINT64_MAX;
@@ -362,9 +432,13 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     mt_progress(c, "%s geometry: capacity at %zu strides (1 to %llu lines)", t->name, n,
                 (unsigned long long)s[n - 1].k);
     double p0;
-    mt_err err = outlier_rate(c, t, n_lines, &p0);
+    load_budget budget = {.budget = t->budget_loads};
+    /* The reference must fit: half the lines of the size's low end (a
+     * partitioned L2's top is the whole L2, of which one SM holds a part). */
+    uint64_t sure_lines = t->max_chain ? (uint64_t)t->size_lo / line : 0;
+    mt_err err = outlier_rate(c, t, sure_lines ? sure_lines : n_lines, &p0);
     if (err == MT_OK)
-        err = search(c, t, s, n, 2 * n_lines + 1, limit, p0);
+        err = search(c, t, s, n, 2 * n_lines + 1, limit, p0, &budget);
     if (err != MT_OK)
         return err;
     /* The stride that modulo indexing maps to one set (a multiple of S):
@@ -378,7 +452,7 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     if (whole && at == n && n < GEOMETRY_MAX_STRIDES) {
         at = n;
         s[n++] = (stride_search){.k = whole, .lo = 1};
-        if ((err = search(c, t, s, n, 2 * n_lines + 1, limit, p0)) != MT_OK)
+        if ((err = search(c, t, s, n, 2 * n_lines + 1, limit, p0, &budget)) != MT_OK)
             return err;
     }
 
@@ -407,24 +481,33 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     bool decided = ways && whole % ways == 0;
     for (size_t i = 0; i < n && decided; i++)
         decided = power_of_two(s[i].k) || s[i].k == whole || bracketed(&s[i]) ||
-                  s[i].lo >= s[i].k - 1 || s[i].lo >= limit / (s[i].k * line);
+                  s[i].lo >= s[i].k - 1 || s[i].lo >= limit / (s[i].k * line) ||
+                  s[i].capped;
     bool all_found = true;
     for (size_t i = 0; i < n; i++)
         all_found = all_found && bracketed(&s[i]);
     bool modulo = decided;
     uint64_t sets = modulo ? whole / ways : 0;
+    /* Only where capped strides (t->max_chain) can hide the pattern: the
+     * first-level caches' predictions refute such a fit themselves. */
+    bool oversized = modulo && t->max_chain && (double)sets * (double)ways * line >
+                                   GEOMETRY_MAX_SIZE_RATIO * t->size_hi;
+    modulo = modulo && !oversized;
     for (size_t i = 0; i < n && modulo; i++)
         modulo = consistent(&s[i], ways * sets / gcd_u64(sets, s[i].k));
     /* The line-address bits the power-of-two strides decided, 0 .. top: a
-     * hash of higher bits (constant within every chain) is not seen. */
+     * hash of higher bits (constant within every chain) is not seen.  A
+     * capped stride held every line the laps could time without a miss,
+     * as modulo predicts: it counts as deciding its bit. */
     int top = -1;
     for (size_t i = 0; i < n; i++)
-        if (s[i].k == (uint64_t)1 << (top + 1) && bracketed(&s[i]))
+        if (s[i].k == (uint64_t)1 << (top + 1) && (bracketed(&s[i]) || s[i].capped))
             top++;
     /* The strides agree with modulo; random lines must agree too (a hash
      * of bits the strides barely touch passes the strides alone). */
     mt_fit_target fit = {.path = t->path, .line = line, .thr = t->hit_threshold, .p0 = p0};
     uint32_t refuted = 0, predicted = 0;
+    modulo = modulo && !budget.out; /* the predictions would pass the budget too */
     if (modulo && (err = mt_geometry_verify_modulo(c, &fit, limit, sets, (uint32_t)ways,
                                                    &refuted, &predicted)) != MT_OK)
         return err;
@@ -432,7 +515,11 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
     mt_finding fw, fs, fi, fm;
     bool masks = false;
     mt_hash_result hash = {0};
-    if (!modulo && (err = hash_index(c, t, s, n, limit, p0, &hash)) != MT_OK)
+    if (budget.out)
+        snprintf(hash.why, sizeof hash.why, "the search's budget of %llu loads was spent "
+                 "(%llu issued)", (unsigned long long)budget.budget,
+                 (unsigned long long)budget.spent);
+    else if (!modulo && (err = hash_index(c, t, s, n, limit, p0, &hash)) != MT_OK)
         return err;
     /* An index measured in lines that separates consecutive lines
      * confirms a line capped only by its capacity range (line_confirm.c):
@@ -522,6 +609,10 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         if (refuted)
             mt_finding_append_note(&fi, "the strides fit modulo, but %u random lists did not",
                                    refuted);
+        if (oversized)
+            mt_finding_append_note(&fi, "the strides fit modulo over %llu sets x %llu ways, "
+                                   "more than %g x the size", (unsigned long long)(whole / ways),
+                                   (unsigned long long)ways, GEOMETRY_MAX_SIZE_RATIO);
         if (hash.why[0])
             mt_finding_append_note(&fi, "XOR hash not recovered: %s", hash.why);
     }

@@ -1,0 +1,118 @@
+/* L2 ways, sets and set index (issue 8, part 1, for the L2): the
+ * stride-conflict search of the first-level caches (probe_geometry.c,
+ * geometry.h) run through ld.global.cg (GPU scope: the L1 is bypassed),
+ * at the L2's line and hit threshold (a near or far hit is a hit).
+ *
+ * What one SM sees.  On a partitioned L2 an SM looks up and allocates
+ * lines in its own partition only (the L2 probe's partition_size), so the
+ * chains of one SM measure one partition: its ways, its sets and its
+ * index.  The findings say so; the whole L2 is that many sets per
+ * partition.  The search is bounded by the partition size measured (or the
+ * driver's size where no partition was seen).
+ *
+ * Cost.  A chain is timed load by load, so no chain is longer than the
+ * backend's fine-sample limit (3456 loads on a GPU): only strides whose
+ * capacity is below it are bracketed, which is where a modulo index's
+ * plateau (W elements a multiple of the sets apart) lies.  On a real GPU
+ * each L2 load costs ~300-700 cycles, so the probe is opt-in
+ * (--geometry) and stops at L2_GEOMETRY_BUDGET_LOADS loads, leaving what
+ * it could not decide as a range (ways) and a bound (sets) with the
+ * reason: never a guess. */
+#include <stdio.h>
+
+#include "confidence.h"
+#include "geometry.h"
+
+/* Most loads (warm-up and timed) the L2 geometry may issue: 4e7 loads at
+ * the H100's ~300 cycles and 1.98 GHz are about 6 s, the price of an
+ * opt-in measurement; the sim's worst case stays below it too
+ * (docs/method.md). */
+#define L2_GEOMETRY_BUDGET_LOADS 40000000ull
+
+/* Most lines the XOR hash recovery starts from: its group tests over
+ * lists of that many lines cost ~n^2 loads per round (256: ~2e6 in the
+ * sim, well inside the budget); an L2 whose fewest overflowing lines are
+ * more keeps its ways as a range. */
+#define L2_GEOMETRY_HASH_MAX_START 256u
+
+/* Longest chain the stride search times: a modulo plateau holds W q
+ * lines (q: the sets' odd part), 2048 covers 32 ways x 64 and 16 x 128;
+ * longer chains only bracket capacities a hashed index scatters, at a
+ * cost that grows with them (a random draw: 1.4e7 loads at 8192). */
+#define L2_GEOMETRY_MAX_CHAIN 2048u
+
+static const char *const geometry_names[] = {"ways", "sets", "index", "index_masks"};
+
+/* One SM's share of a partitioned L2: each finding says so, first (the
+ * capacities that follow may fill the note; their tail is what is cut). */
+static void note_partition(mt_probe_ctx *c, double partition_bytes)
+{
+    for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
+        const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
+        if (got->kind == MT_FIND_NONE)
+            continue;
+        mt_finding f = *got;
+        int n = snprintf(f.note, sizeof f.note, "one partition's (an SM allocates only in its "
+                         "own: l2.partition_size %.0f B); %s", partition_bytes, got->note);
+        if (n >= (int)sizeof f.note) /* cut: say so rather than end mid-word */
+            snprintf(f.note + sizeof f.note - 4, 4, "...");
+        mt_set(c, "l2", geometry_names[i], &f);
+    }
+}
+
+static mt_err run_l2_geometry(mt_probe_ctx *c)
+{
+    mt_mark_probed(c, "l2");
+    mt_geometry_target t;
+    if (!mt_geometry_target_of(c, MT_CACHE_L2, &t))
+        return MT_OK; /* no line or hit threshold: no finding */
+    /* The driver's size is the whole L2; one SM sees its partition. */
+    /* A copy: setting findings may move the topology's storage. */
+    const mt_finding partition = *mt_get(c, "l2", "partition_size");
+    bool partitioned = partition.kind == MT_FIND_VALUE &&
+                       partition.confidence >= MT_CONF_TRUSTED;
+    if (partitioned) {
+        t.size_lo = partition.value;
+        t.size_confidence = partition.confidence;
+    }
+    t.budget_loads = L2_GEOMETRY_BUDGET_LOADS;
+    t.hash_max_start = L2_GEOMETRY_HASH_MAX_START;
+    t.max_chain = L2_GEOMETRY_MAX_CHAIN;
+    mt_note_threshold(c, "L2_GEOMETRY_MAX_CHAIN", L2_GEOMETRY_MAX_CHAIN,
+                      "L2 geometry: longest chain the stride search times (a stride holding "
+                      "more is a lower bound)");
+    mt_note_threshold(c, "L2_GEOMETRY_HASH_MAX_START", L2_GEOMETRY_HASH_MAX_START,
+                      "L2 geometry: most lines the XOR hash recovery may start its group tests "
+                      "from");
+    mt_note_threshold(c, "L2_GEOMETRY_BUDGET_LOADS", (double)L2_GEOMETRY_BUDGET_LOADS,
+                      "L2 geometry: most loads the search may issue before it reports what it "
+                      "could not decide as a range");
+    mt_err err = mt_geometry_measure(c, &t);
+    if (err == MT_OK && partitioned)
+        note_partition(c, partition.value);
+    return err;
+}
+
+/* Only with --geometry, on every backend: its chains go to the L2 at GPU
+ * scope, one at a time, and cost seconds on a GPU (docs/method.md). */
+static bool l2_geometry_requested(const mt_probe_options *o)
+{
+    return o->geometry;
+}
+
+static const mt_finding_decl l2_geometry_provides[] = {
+    {"l2.ways", "ways"},
+    {"l2.sets", "sets"},
+    {"l2.index", "set index"},
+    {"l2.index_masks", "set-index XOR masks"},
+    {NULL},
+};
+/* The line and hit threshold (probe l2), and the partition one SM sees. */
+static const char *const l2_geometry_requires[] = {"l2.line", "l2.partition_size", NULL};
+const mt_probe_desc mt_probe_l2_geometry = {
+    .name = "l2_geom",
+    .summary = "L2 ways, sets and set index (XOR masks of a hash) of the partition one SM "
+               "uses, as for the L1 data cache; opt-in (--geometry), bounded by a load budget",
+    .rank = 97, .provides = l2_geometry_provides, .requires = l2_geometry_requires,
+    .run = run_l2_geometry, .requested = l2_geometry_requested,
+};

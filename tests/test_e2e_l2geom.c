@@ -1,0 +1,164 @@
+/* End to end on the simulator: the L2 geometry (probe l2_geom,
+ * probe_l2_geometry.c: opt-in with --geometry) on every spec of
+ * tests/specs-l2geom/ and on the presets.  Truth: one partition's ways,
+ * size / partitions / line / ways sets and index (an SM allocates only in
+ * its own partition), as e2e_truth.c judges them for the randomized test.
+ *  - "modulo" in a spec's name: a modulo L2 (LRU, FIFO; one, two
+ *    partitions; a power-of-two set count or not; a partition larger than
+ *    the longest chain one fine run times): ways and sets exact, index
+ *    "modulo", with the line's confidence.
+ *  - "hash" in its name: an XOR hash over power-of-two sets whose
+ *    partition fits the 2 MiB the hash recovery tests: index "xor", ways
+ *    and sets exact, masks spanning the spec's rows (the truth checks).
+ *  - any other (the sim's xor fold over a partition larger than that
+ *    span): a range or bound holding the truth, never a wrong value.
+ * And: the probe is opt-in; the truth rejects wrong L2 ways and masks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e_truth.c"
+#include "probes/probe.h"
+#include "sim/sim.h"
+#include "e2e_measure.h"
+#include "spec_dir.h"
+
+/* --only l2 --geometry: the L2 probe, the geometry probes and l2_geom. */
+static void l2_geometry_only(const mt_device_info *d, mt_probe_options *o)
+{
+    (void)d;
+    o->only[0] = "l2";
+    o->only[1] = NULL;
+    o->only_set = true;
+    o->geometry = true;
+}
+
+/* One partition's truth: ways, sets. */
+static void partition_truth(const mt_sim_spec *s, double *ways, double *sets)
+{
+    const mt_sim_cache_spec *l2 = &s->cache[s->l2];
+    double parts = l2->partitions > 1 ? l2->partitions : 1;
+    *ways = l2->ways;
+    *sets = (double)l2->size / parts / l2->line / l2->ways;
+}
+
+/* Measures one spec and judges it: the contract's truth always, and the
+ * exact geometry its name promises. */
+static void check_spec(const char *path, void *user)
+{
+    (void)user;
+    print_message("spec %s\n", path);
+    mt_backend *be;
+    mt_topology *t = e2e_measure(path, l2_geometry_only, &be);
+    const mt_sim_spec *s = mt_backend_sim_spec(be);
+    char msg[4096] = "";
+    if (mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg) != 0)
+        fail_msg("%s: the contract's truth: %s", path, msg);
+    const mt_finding *w = F(t, "l2", "ways"), *n = F(t, "l2", "sets"), *ix = F(t, "l2", "index");
+    const mt_finding *line = F(t, "l2", "line");
+    double ways, sets;
+    partition_truth(s, &ways, &sets);
+    print_message("  %s x %g ways, %g sets (%s), index %s\n", mt_finding_kind_name(w->kind),
+                  w->value, n->value, mt_finding_kind_name(n->kind), ix->text);
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    bool want_modulo = strstr(name, "modulo") != NULL, want_xor = strstr(name, "hash") != NULL;
+    if (want_modulo || want_xor) {
+        const char *want = want_modulo ? "modulo" : "xor";
+        if (w->kind != MT_FIND_VALUE || w->value != ways || n->kind != MT_FIND_VALUE ||
+            n->value != sets || strncmp(ix->text, want, strlen(want)) != 0 ||
+            w->confidence < line->confidence)
+            fail_msg("%s: %s %g ways x %s %g sets (index %s, conf %.2f), want %g x %g %s: %s",
+                     path, mt_finding_kind_name(w->kind), w->value,
+                     mt_finding_kind_name(n->kind), n->value, ix->text, w->confidence, ways,
+                     sets, want, w->note);
+    }
+    if (want_xor && F(t, "l2", "index_masks")->kind != MT_FIND_TEXT)
+        fail_msg("%s: no l2.index_masks", path);
+    /* A partitioned L2: the findings say they are one partition's. */
+    if (s->cache[s->l2].partitions > 1 && w->kind != MT_FIND_NONE &&
+        !strstr(w->note, "one partition's"))
+        fail_msg("%s: l2.ways does not say it is one partition's: %s", path, w->note);
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+}
+
+static void test_specs(void **state)
+{
+    (void)state;
+    int n = for_each_spec("tests/specs-l2geom", check_spec, NULL);
+    if (n < 0)
+        fail_msg("cannot open tests/specs-l2geom");
+    assert_true(n >= 7);
+}
+
+/* Every preset: hashed L2s over more than the recovery's span (a range or
+ * bound holding the truth) under the contract. */
+static void test_presets(void **state)
+{
+    (void)state;
+    static const char *const presets[] = {"kepler", "maxwell", "pascal", "v100",
+                                          "turing", "a100",    "h100",   NULL};
+    for (int i = 0; presets[i]; i++)
+        check_spec(presets[i], NULL);
+}
+
+/* Opt-in: the default run and --only l2 leave it out, --geometry brings it. */
+static void test_opt_in(void **state)
+{
+    (void)state;
+    mt_probe_options o;
+    mt_probe_options_default(&o);
+    assert_false(e2e_planned(&o, "l2_geom"));
+    o.only[0] = "l2";
+    o.only[1] = NULL;
+    o.only_set = true;
+    assert_false(e2e_planned(&o, "l2_geom"));
+    o.geometry = true;
+    assert_true(e2e_planned(&o, "l2_geom"));
+}
+
+/* The truth rejects a wrong L2 way count and masks of another index (it
+ * would otherwise pass whatever the probe says). */
+static void test_truth_rejects(void **state)
+{
+    (void)state;
+    mt_backend *be;
+    mt_topology *t = e2e_measure("tests/specs-l2geom/plru-hash-2x64x16.spec", l2_geometry_only,
+                                 &be);
+    const mt_sim_spec *s = mt_backend_sim_spec(be);
+    char msg[4096] = "";
+    assert_int_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    mt_finding *w = (mt_finding *)mt_topology_get(t, "l2", "ways");
+    mt_finding *mk = (mt_finding *)mt_topology_get(t, "l2", "index_masks");
+    assert_non_null(w);
+    assert_non_null(mk);
+    w->value += 1;
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    w->value -= 1;
+    char saved[sizeof mk->text];
+    memcpy(saved, mk->text, sizeof saved);
+    snprintf(mk->text, sizeof mk->text, "0x%llx%s", strtoull(saved, NULL, 16) ^ 0x4,
+             strchr(saved, ' ') ? strchr(saved, ' ') : "");
+    msg[0] = '\0';
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "l2 index_masks"));
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opt_in),
+        cmocka_unit_test(test_truth_rejects),
+        cmocka_unit_test(test_specs),
+        cmocka_unit_test(test_presets),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
