@@ -172,9 +172,11 @@ TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 test_module = $(word 2,$(subst _, ,$(notdir $(1))))
 
 .SECONDEXPANSION:
+# -MMD: a test that includes another .c (the e2e truth) is rebuilt when
+# that file changes.
 $(B)/tests/%: tests/%.c $$(foreach m,$$(TEST_LIBS_$$(call test_module,$$*)),$(B)/san/libmt_$$(m).a) $$(TEST_EXTRA_$$*)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN) -MMD -MP -Isrc -o $@ $< $(TEST_EXTRA_$*) $(foreach m,$(TEST_LIBS_$(call test_module,$*)),$(B)/san/libmt_$(m).a) $(LDLIBS) -lcmocka
 
 # (the manual page by name: mk/install.mk, which defines MAN_PAGE, is included below)
 test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(B)/memtopo.1
