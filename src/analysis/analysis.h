@@ -20,6 +20,9 @@ typedef struct {
 /* NaN-free input assumed; n == 0 gives all zeros. */
 mt_stats mt_describe(const double *x, size_t n);
 double mt_median(const double *x, size_t n); /* does not modify x */
+/* Sorts x ascending in place (radix for large n, as every sorted copy of
+ * the analysis is: one ordering rule for the whole tool). */
+void mt_sort_doubles(double *x, size_t n);
 /* Median of the values above `cut` as if the cut had not removed the lower
  * part of their class: the median of the window (cut, 2c - cut) about its
  * own median c, iterated (median_truncated.c).  MT_ERR_INVALID_ARG when

@@ -52,8 +52,8 @@ mt_err mt_ks_two_sample(const double *a, size_t na, const double *b, size_t nb,
     double *sa = s, *sb = s + na;
     memcpy(sa, a, na * sizeof *sa);
     memcpy(sb, b, nb * sizeof *sb);
-    qsort(sa, na, sizeof *sa, mt_an_cmp_double);
-    qsort(sb, nb, sizeof *sb, mt_an_cmp_double);
+    mt_sort_doubles(sa, na);
+    mt_sort_doubles(sb, nb);
 
     /* Walk both sorted samples; at each distinct value consume ALL equal
      * values of both samples before comparing the ECDFs, so ties (common:

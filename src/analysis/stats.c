@@ -11,10 +11,26 @@ static double median_of_sorted(const double *s, size_t n)
     return (n % 2) ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
+/* Up to this many values a median sorts a copy on the stack by insertion:
+ * the L2 map takes the median of each line's few laps for every line of
+ * every SM (57,000 medians of 8), where a heap copy and qsort cost more
+ * than the sort itself. */
+#define SMALL_MEDIAN_N 32
+
 double mt_median(const double *x, size_t n)
 {
     if (!x || n == 0)
         return 0.0;
+    if (n <= SMALL_MEDIAN_N) {
+        double c[SMALL_MEDIAN_N];
+        for (size_t i = 0; i < n; i++) {
+            size_t j = i;
+            for (; j > 0 && c[j - 1] > x[i]; j--)
+                c[j] = c[j - 1];
+            c[j] = x[i];
+        }
+        return median_of_sorted(c, n);
+    }
     double *s = NULL;
     if (mt_an_sorted_copy(x, n, &s) == MT_OK) {
         double m = median_of_sorted(s, n);

@@ -121,12 +121,6 @@ out:
 /* Samples above the pooled 99.9th percentile are clipped to it: a single
  * interrupt-sized outlier would otherwise dominate the L2-based geometric
  * reduction, while real misses (many per missing footprint) survive. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void clip_outliers(sweep_matrix *s)
 {
     size_t n = s->rows * s->cols;
@@ -134,7 +128,7 @@ static void clip_outliers(sweep_matrix *s)
     if (!tmp)
         return; /* clipping is a refinement; without memory, use raw samples */
     memcpy(tmp, s->m, n * sizeof *tmp);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
+    mt_sort_doubles(tmp, n);
     double cap = tmp[(size_t)((double)(n - 1) * 0.999)];
     free(tmp);
     for (size_t i = 0; i < n; i++)

@@ -108,15 +108,9 @@ double mt_hit_threshold(const double *ref, size_t n)
     return mt_median(ref, n) + margin;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 size_t mt_drop_slowest_percent(double *x, size_t n)
 {
-    qsort(x, n, sizeof *x, cmp_double);
+    mt_sort_doubles(x, n);
     size_t keep = n - n / 100;
     return keep ? keep : n;
 }

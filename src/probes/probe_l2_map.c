@@ -19,17 +19,21 @@
 #define MAP_STRIDE 4224u
 /* Lines of the chain: the near share of N lines homed by a hash has a
  * binomial error of sqrt(f (1 - f) / N), 0.024 for two partitions; 432
- * lines x 8 laps fill the cuda backend's 3456 fine loads. */
+ * lines x 8 laps would fill the cuda backend's 3456 fine loads. */
 #define MAP_LINES 432u
 /* Timed laps: each line's latency is the median of its laps, whose noise
  * shrinks by about sqrt(laps) (probe_l2.c's L2_ELEMENT_MIN_LAPS reasoning);
- * at least 3 so one timer outlier cannot move a line. */
-#define MAP_LAPS 8u
+ * at least 3 so one timer outlier cannot move a line.  4 in the first
+ * round: on the H100 the classes are ~27 cycles apart with a spread of a
+ * few cycles, so 4 laps separate them as well as 8, and the map costs one
+ * launch per SM (132): half the loads saved 35 ms of the one-second report.
+ * Where the classes overlap, more rounds add laps (MAP_MAX_ROUNDS). */
+#define MAP_LAPS 4u
 #define MAP_MIN_LAPS 3u
 /* Rounds of MAP_LAPS laps at most: when the classes overlap, each round
- * adds laps to every line's median (three rounds: 24 laps, half the
- * noise of 8), at the cost of one more experiment per SM. */
-#define MAP_MAX_ROUNDS 3
+ * adds laps to every line's median (six rounds: 24 laps, half the noise
+ * of 8), at the cost of one more experiment per SM. */
+#define MAP_MAX_ROUNDS 6
 /* The chain uses at most this share of the capacity one SM can use, so
  * every line stays resident under any placement (a hashed index can fill
  * some sets twice as much as the mean). */
