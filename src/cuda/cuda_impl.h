@@ -20,6 +20,12 @@
 #define MTC_ARENA_GRANULE (64 * MTC_MIB)
 /* Host polling period while waiting for a launch. */
 #define MTC_POLL_SLEEP_NS 20000L
+/* For its first seconds-fraction the wait polls without sleeping: most
+ * launches last well under a millisecond (the default report makes ~600),
+ * and a 20 us nanosleep sleeps 70 us or more under Linux's default 50 us
+ * timer slack, which added tens of ms to the H100's one-second report.
+ * Spinning costs one host core for at most this long per launch. */
+#define MTC_POLL_SPIN_S 0.002
 
 typedef struct {
     /* device, fixed size (allocated at open) */

@@ -28,13 +28,16 @@ static mt_err wait_done(cuda_impl *im, double limit_s, mt_errinfo *ei)
             return MT_OK;
         if (e != cudaErrorNotReady)
             return mtc_cuda_err(ei, e, "cudaEventQuery(probe kernel)", __FILE__, __LINE__);
-        if (now_s() - t0 > limit_s) {
+        double waited = now_s() - t0;
+        if (waited > limit_s) {
             im->broken = 1;
             return mt_fail(ei, MT_ERR_TIMEOUT,
                            "probe kernel still running after %.0f s (watchdog); the cuda backend "
                            "is unusable for the rest of this run",
                            limit_s);
         }
+        if (waited < MTC_POLL_SPIN_S)
+            continue;
         struct timespec ts = {0, MTC_POLL_SLEEP_NS};
         nanosleep(&ts, NULL);
     }
