@@ -359,7 +359,16 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         else
             snprintf(claimed, sizeof claimed, "a line of %u B or more (as many bytes fit at that "
                      "stride as at a sector stride)", best_s);
-        line = mt_find_range(sector, claim, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
+        /* The range's top is what the resident lines allow (within the
+         * tolerance the refutation used), not the refuted claim: a cache
+         * sharing this physical array whose own line test read the claim
+         * must not find it inside this range (derive_shared_lines.c). */
+        double top = held.line_max * (1 + MT_LINE_RATIO_TOLERANCE);
+        if (top > claim)
+            top = claim;
+        if (top < sector)
+            top = sector;
+        line = mt_find_range(sector, top, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
                              "%s, but %.0f elements stayed resident at a %u B stride%s: a line of "
                              "at most %.1f B; the ratio's edge was a set conflict",
                              claimed, held.lines, held.stride,
