@@ -541,6 +541,17 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     out->ref_missed = shrunk.fit_threshold > 0 &&
                       share_above(ref, nref, shrunk.fit_threshold) > MT_CAP_REF_MAX_MISS_SHARE;
     double thr = isnan(q->hit_threshold) ? mt_hit_threshold(ref, nref) : q->hit_threshold;
+    double ref_median = mt_median(ref, nref);
+    if (q->next_level_median > ref_median) {
+        double cut = ref_median + MT_HIT_CUT_NEXT_LEVEL * (q->next_level_median - ref_median);
+        if (thr > cut) {
+            mt_note_threshold(c, "MT_HIT_CUT_NEXT_LEVEL", MT_HIT_CUT_NEXT_LEVEL,
+                              "capacity: the hit threshold stays this share of the way from the "
+                              "hit median to the next level's");
+            thr = cut;
+            out->hit_capped = true;
+        }
+    }
     out->hit_threshold = thr;
 
     size_t np = mt_plan_doubling(q->start, q->limit, pts, MAX_DOUBLING);
@@ -731,6 +742,10 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
                                "MT_CAP_REF_MAX_MISS_SHARE): the cache may be smaller than it, "
                                "and footprints that miss as much looked like hits",
                                (unsigned long long)r->ref_used);
+    if (r->hit_capped)
+        mt_finding_append_note(&f, "the hits spread as wide as the step to the next level: a "
+                               "load missed above %.1f cycles (MT_HIT_CUT_NEXT_LEVEL of the way "
+                               "to it)", r->hit_threshold);
     return f;
 }
 
