@@ -55,11 +55,14 @@ static void copy_geometry(mt_probe_ctx *c, mt_cache_id id, const char *twin)
  * never reaches the L1.5, so W + 1 lines of one L1.5 set can pass for
  * fitting while the L1 holds one of them, and an eviction set overcounts
  * the ways (a direct-mapped hashed L1 of 79 lines before an 8-way L1.5 read
- * as 9 ways at confidence 1: unseen seed 846).  It cannot where a trusted
+ * as 9 ways at confidence 1: unseen seed 846), and W lines "fit" when the L1
+ * alone holds them (a fully associative 8-line L1 before a direct-mapped
+ * L1.5 read as 8 ways: seed 906).  Neither can happen where a trusted
  * modulo L1 puts every line of the L1.5 in one of its sets (the L1.5's line
  * a multiple of the L1's sets x line) and that set has fewer ways than the
- * list has lines: cycling through more lines than ways, it keeps none of
- * them to the next lap under LRU (the H100's and every preset's policy). */
+ * W lines found to fit: cycling through more lines than ways, it keeps none
+ * of them to the next lap under LRU (the H100's and every preset's
+ * policy). */
 static bool inner_l1_may_hold_lines(const mt_probe_ctx *c, double l15_line)
 {
     const mt_finding *size = mt_get(c, "const_l1", "size");
@@ -76,7 +79,7 @@ static bool inner_l1_may_hold_lines(const mt_probe_ctx *c, double l15_line)
         return true;
     double span = sets->value * line->value;
     bool one_set = span > 0 && fmod(l15_line, span) == 0;
-    return !(one_set && ways->value < w15->value + 1);
+    return !(one_set && ways->value < w15->value);
 }
 
 /* An L1.5 eviction set the constant L1 may have shortened: its ways, and
