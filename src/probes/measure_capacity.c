@@ -458,12 +458,6 @@ static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, 
     return mt_run_fine(c, &e, ref, nref);
 }
 
-/* The pooled re-test of the edge (EDGE_SCAN): footprints lo, lo - g, ...
- * (above the reference) and the reference, EDGE_POOL_RUNS runs each
- * (order_seed 1.. : the same addresses, new draws of the outliers).  Moves
- * *lo and *hi down when the pooled counts show an excess at lo and below;
- * *all_dirty when every scanned footprint has one (the edge lies lower
- * still). */
 /* Loads (by their index in a run) that missed in at least EDGE_REPEAT_RUNS
  * of the runs r[first], r[first + step], ... (runs of one footprint); 0
  * when out of memory (no repeat evidence, the counts still decide). */
@@ -489,6 +483,13 @@ static size_t repeated_misses(const mt_probe_ctx *c, const mt_result *r, size_t 
     return repeated;
 }
 
+/* The pooled re-test of the edge (EDGE_SCAN): footprints lo, lo - g, ...
+ * (above the reference) and the reference, EDGE_POOL_RUNS runs each
+ * (order_seed 1.. : the same addresses, new draws of the outliers).  Moves
+ * *lo and *hi down when the pooled counts (or repeated misses) show an
+ * excess at lo and below;
+ * *all_dirty when every scanned footprint has one (the edge lies lower
+ * still). */
 static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, uint64_t *lo,
                           uint64_t *hi, bool *all_dirty, size_t *scanned)
 {

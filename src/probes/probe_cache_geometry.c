@@ -83,8 +83,9 @@ static bool inner_l1_may_hold_lines(const mt_probe_ctx *c, double l15_line)
 }
 
 /* An L1.5 eviction set the constant L1 may have shortened: its ways, and
- * the sets bounded by them, are doubted (why first: the capacities that
- * follow fill the note). */
+ * the sets' bound (the most elements a chain held, which the L1's lines
+ * swell too), are doubted, the reason first (the capacities that follow
+ * fill the note). */
 static void doubt_l15_eviction_set(mt_probe_ctx *c)
 {
     const mt_finding *w = mt_get(c, "const_l15", "ways");
@@ -93,14 +94,16 @@ static void doubt_l15_eviction_set(mt_probe_ctx *c)
         strcmp(w->method, "eviction set (group testing)") != 0 ||
         !inner_l1_may_hold_lines(c, line->value))
         return;
-    mt_finding f = *w;
-    f.confidence = MT_CONF_INCONSISTENT;
-    int n = snprintf(f.note, sizeof f.note, "the constant L1 before it may keep a line of the "
-                     "set, which then never reaches the L1.5: the ways may be overcounted; %s",
-                     w->note);
-    if (n >= (int)sizeof f.note) /* cut: say so rather than end mid-word */
-        snprintf(f.note + sizeof f.note - 4, 4, "...");
-    mt_set(c, "const_l15", "ways", &f);
+    static const char *const names[] = {"ways", "sets"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        mt_finding f = *mt_get(c, "const_l15", names[i]);
+        if (f.kind == MT_FIND_NONE || f.confidence <= MT_CONF_INCONSISTENT)
+            continue;
+        f.confidence = MT_CONF_INCONSISTENT;
+        mt_finding_note_first(&f, "the constant L1 before it may keep lines of the set, which "
+                              "then never reach the L1.5: the %s may be overcounted", names[i]);
+        mt_set(c, "const_l15", names[i], &f);
+    }
 }
 
 static mt_err run_cache_geometry(mt_probe_ctx *c)

@@ -259,4 +259,10 @@ mt_err mt_line_pigeonhole_scattered(mt_probe_ctx *c, mt_path path, uint64_t cap,
 /* Adds a threshold to the topology's list (once per name). */
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);
 
+/* Puts a reason before a finding's note ("REASON; old note"), for notes
+ * whose tail is a long list that may be cut: the reason survives, and a
+ * cut note ends in "..." rather than mid-word. */
+void mt_finding_note_first(mt_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -79,17 +79,16 @@ static void doubt_hidden_misses(mt_probe_ctx *c, double hidden, double hit_thres
                       "ways, sets and index are doubted");
     for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
         const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
-        if (got->kind == MT_FIND_NONE || got->confidence <= MT_CONF_INCONSISTENT)
+        if (got->kind == MT_FIND_NONE)
             continue;
         mt_finding f = *got;
-        f.confidence = MT_CONF_INCONSISTENT;
-        int n = snprintf(f.note, sizeof f.note, "about %.2g of DRAM loads fall below the hit "
-                         "threshold (%.0f cycles; more than L2_GEOMETRY_MISS_HIDDEN_MAX): a set "
-                         "one line over its ways that misses once a lap (random replacement; "
-                         "the L2's policy is not measured) can pass for fitting; %s",
-                         hidden, hit_threshold, got->note);
-        if (n >= (int)sizeof f.note) /* cut: say so rather than end mid-word */
-            snprintf(f.note + sizeof f.note - 4, 4, "...");
+        if (f.confidence > MT_CONF_INCONSISTENT)
+            f.confidence = MT_CONF_INCONSISTENT;
+        mt_finding_note_first(&f, "about %.2g of DRAM loads fall below the hit threshold (%.0f "
+                              "cycles; more than L2_GEOMETRY_MISS_HIDDEN_MAX): a set one line "
+                              "over its ways that misses once a lap (random replacement; the "
+                              "L2's policy is not measured) can pass for fitting",
+                              hidden, hit_threshold);
         mt_set(c, "l2", geometry_names[i], &f);
     }
 }
@@ -103,10 +102,8 @@ static void note_partition(mt_probe_ctx *c, double partition_bytes)
         if (got->kind == MT_FIND_NONE)
             continue;
         mt_finding f = *got;
-        int n = snprintf(f.note, sizeof f.note, "one partition's (an SM allocates only in its "
-                         "own: l2.partition_size %.0f B); %s", partition_bytes, got->note);
-        if (n >= (int)sizeof f.note) /* cut: say so rather than end mid-word */
-            snprintf(f.note + sizeof f.note - 4, 4, "...");
+        mt_finding_note_first(&f, "one partition's (an SM allocates only in its own: "
+                              "l2.partition_size %.0f B)", partition_bytes);
         mt_set(c, "l2", geometry_names[i], &f);
     }
 }
