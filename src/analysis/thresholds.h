@@ -63,6 +63,16 @@
  * least MT_MIN_CLASS_GAP_CYCLES.  5 sigma keeps Gaussian timer noise below
  * one false miss per million loads. */
 #define MT_HIT_MARGIN_MADS 5.0
+/* A capacity search's hit threshold stays below this share of the way from
+ * the reference's median to the median of the level its misses go to (the
+ * presence test's cg chain).  A hit spread as wide as the step to that level
+ * (texture noise of 18 cycles before an L2 45 cycles slower) puts the 5-sigma
+ * margin above the level itself: its hits would count as hits here, and the
+ * search would size the L2 (unseen seed 513).  Halfway is the cut that
+ * misclassifies the fewest loads of two equally wide classes; the hits it
+ * counts as misses are in the reference too, and the search compares
+ * against the reference's share. */
+#define MT_HIT_CUT_NEXT_LEVEL 0.5
 /* Misses of a chain slower than their median by more than this many robust
  * standard deviations (and MT_MIN_CLASS_GAP_CYCLES) are timer outliers, not
  * misses (mt_miss_mean_latency).  Wide enough for the near/far mix of a

@@ -16,6 +16,18 @@
  * least 100 cycles beyond the L2 on every GPU we know, over 1.5x). */
 #define MAX_L2_FACTOR 1.2
 
+/* The ends a latency finding allows: a value's own, a range's bounds
+ * (the L2 probe reports its near class as a range where the two classes
+ * overlap: unseen seed 872); false for any other kind. */
+static bool latency_ends(const mt_finding *f, double *lo, double *hi)
+{
+    if (!f || (f->kind != MT_FIND_VALUE && f->kind != MT_FIND_RANGE))
+        return false;
+    *lo = f->kind == MT_FIND_VALUE ? f->value : f->lo;
+    *hi = f->kind == MT_FIND_VALUE ? f->value : f->hi;
+    return true;
+}
+
 static mt_err derive(mt_topology *t, mt_errinfo *ei)
 {
     const mt_finding *lat = mt_topology_get(t, "const_l15", "latency");
@@ -40,8 +52,9 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     /* A far class the L2 probe doubts still may be the L2's: a latency
      * that only it explains makes the L1.5 doubtful, not absent for sure. */
     bool far_doubted = false;
-    if (near && far && near->kind == MT_FIND_VALUE && far->kind == MT_FIND_VALUE) {
-        double wide_lo = fmin(lo, near->value - tol), wide_hi = fmax(hi, far->value + tol);
+    double near_lo, near_hi, far_lo, far_hi;
+    if (latency_ends(near, &near_lo, &near_hi) && latency_ends(far, &far_lo, &far_hi)) {
+        double wide_lo = fmin(lo, near_lo - tol), wide_hi = fmax(hi, far_hi + tol);
         if (far->confidence >= MT_CONF_INCONSISTENT + 0.01) {
             lo = wide_lo;
             hi = wide_hi;

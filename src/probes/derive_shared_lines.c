@@ -37,8 +37,65 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
             }
         }
     }
+    /* A member whose own measured range lies below a line (its resident
+     * lines refuted a claim that large, measure_line.c) contradicts that
+     * line for the whole physical array: nobody takes it, and a member
+     * that measured it as a value is doubted (a hashed direct-mapped L1
+     * refuted 256 B through ld.global.ca while texture fetches, which no
+     * scattered check can run, read 256 B for 128 B lines; CI seed 37). */
+    int against[GROUP_N];
+    double against_hi[GROUP_N];
     for (size_t i = 0; i < GROUP_N; i++) {
-        if (best_from[i] < 0 || best_from[i] == (int)i)
+        against[i] = -1;
+        against_hi[i] = 0;
+        const mt_finding *own = mt_topology_get(t, group[i], "line");
+        double v = own && own->kind == MT_FIND_VALUE ? own->value : best[i];
+        if (!(v > 0))
+            continue;
+        for (size_t j = 0; j < GROUP_N; j++) {
+            const mt_finding *line = mt_topology_get(t, group[j], "line");
+            bool same = i == j || shares(t, group[i], group[j]);
+            if (same && line && line->kind == MT_FIND_RANGE && line->source == MT_SRC_MEASURED &&
+                line->hi < v) {
+                against[i] = (int)j;
+                against_hi[i] = line->hi;
+            }
+        }
+    }
+    for (size_t i = 0; i < GROUP_N; i++) {
+        if (against[i] < 0)
+            continue;
+        const mt_finding *own = mt_topology_get(t, group[i], "line");
+        bool own_value_kind = own && own->kind == MT_FIND_VALUE;
+        const mt_object *by = mt_topology_object(t, group[against[i]]);
+        /* The line this cache's findings rest on: its own value, else the
+         * one the group would have given it. */
+        double own_value = own_value_kind ? own->value : best[i];
+        mt_err err = MT_OK;
+        if (own_value_kind && own->confidence > MT_CONF_INCONSISTENT) {
+            mt_finding f = *own;
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
+                             "%s, which shares this physical cache, kept more lines resident "
+                             "than a line of %.0f B allows (at most %.0f B)",
+                             by ? by->name : group[against[i]], own->value, against_hi[i]);
+            if ((err = mt_derive_set(t, group[i], "line", "line", &f, ei)) != MT_OK)
+                return err;
+        }
+        /* Set-index masks are over line-address bits (address / line): a
+         * refuted line shifts every bit they name (a member without a line
+         * of its own took its masks from one that has: cache_geom). */
+        const mt_finding *masks = mt_topology_get(t, group[i], "index_masks");
+        if (masks && masks->kind == MT_FIND_TEXT && masks->confidence > MT_CONF_INCONSISTENT) {
+            mt_finding m = *masks;
+            mt_finding_doubt(&m, MT_CONF_INCONSISTENT,
+                             "over %.0f B lines, which %s (sharing this physical cache) refutes",
+                             own_value, by ? by->name : group[against[i]]);
+            if ((err = mt_derive_set(t, group[i], "index_masks", NULL, &m, ei)) != MT_OK)
+                return err;
+        }
+    }
+    for (size_t i = 0; i < GROUP_N; i++) {
+        if (best_from[i] < 0 || best_from[i] == (int)i || against[i] >= 0)
             continue;
         const mt_finding *own = mt_topology_get(t, group[i], "line");
         mt_finding_kind k = own ? own->kind : MT_FIND_NONE;

@@ -35,6 +35,20 @@
  * moves down to the largest footprint with no excess at or below it. */
 #define EDGE_SCAN 8
 #define EDGE_POOL_RUNS 8
+/* The pooled runs of a footprint load the same addresses in the same order,
+ * so a capacity miss recurs at the same load of every run (under LRU every
+ * line of an overfull set misses each lap), while timer outliers fall
+ * anywhere: a load that missed in at least EDGE_REPEAT_RUNS of the
+ * EDGE_POOL_RUNS runs is a repeated miss.  At the largest outlier rate the
+ * spec format allows (1%) a load repeats by chance with probability
+ * C(8,5) 0.01^5 = 5.6e-9, 5e-5 over 8192 loads.  A footprint with at least
+ * EDGE_REPEAT_EXCESS more repeated misses than the reference has an excess
+ * too (a direct-mapped set one line over thrashes two lines; two chance
+ * repeats at once are ~1e-9).  The counts alone missed 3 lines of a 4-way
+ * LRU texture cache under 0.9% outliers (15 misses a lap against ~65;
+ * unseen seed 666). */
+#define EDGE_REPEAT_RUNS 5
+#define EDGE_REPEAT_EXCESS 2
 
 typedef struct {
     size_t rows, cols;
@@ -438,10 +452,36 @@ static mt_err reference(mt_probe_ctx *c, const mt_cap_request *q, double **ref, 
     return mt_run_fine(c, &e, ref, nref);
 }
 
+/* Loads (by their index in a run) that missed in at least EDGE_REPEAT_RUNS
+ * of the runs r[first], r[first + step], ... (runs of one footprint); 0
+ * when out of memory (no repeat evidence, the counts still decide). */
+static size_t repeated_misses(const mt_probe_ctx *c, const mt_result *r, size_t first,
+                              size_t step, size_t runs, double thr)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < runs; i++)
+        if (r[first + i * step].n[0] > len)
+            len = r[first + i * step].n[0];
+    unsigned char *missed = calloc(len ? len : 1, 1);
+    if (!missed)
+        return 0;
+    for (size_t i = 0; i < runs; i++) {
+        const mt_result *x = &r[first + i * step];
+        for (size_t k = 0; k < x->n[0]; k++)
+            missed[k] += (double)x->cycles[0][k] - c->overhead_fine > thr;
+    }
+    size_t repeated = 0;
+    for (size_t k = 0; k < len; k++)
+        repeated += missed[k] >= EDGE_REPEAT_RUNS;
+    free(missed);
+    return repeated;
+}
+
 /* The pooled re-test of the edge (EDGE_SCAN): footprints lo, lo - g, ...
  * (above the reference) and the reference, EDGE_POOL_RUNS runs each
  * (order_seed 1.. : the same addresses, new draws of the outliers).  Moves
- * *lo and *hi down when the pooled counts show an excess at lo and below;
+ * *lo and *hi down when the pooled counts (or repeated misses) show an
+ * excess at lo and below;
  * *all_dirty when every scanned footprint has one (the edge lies lower
  * still). */
 static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, uint64_t *lo,
@@ -459,6 +499,7 @@ static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, 
     mt_experiment *e = calloc(n, sizeof *e);
     mt_result *r = calloc(n, sizeof *r);
     mt_miss_count count[EDGE_SCAN + 1] = {{0}};
+    size_t repeated[EDGE_SCAN + 1] = {0};
     mt_err err = MT_OK;
     if (!e || !r) {
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
@@ -477,14 +518,17 @@ static mt_err pooled_edge(mt_probe_ctx *c, const mt_cap_request *q, double thr, 
         goto out;
     for (size_t i = 0; i < n; i++)
         mt_count_misses(c, &r[i], thr, &count[i % per_run]);
+    for (size_t k = 0; k < per_run; k++)
+        repeated[k] = repeated_misses(c, r, k, per_run, EDGE_POOL_RUNS, thr);
     mt_results_free(r, n);
     /* A real edge leaves every footprint above it with extra misses: from
      * lo down, the run of footprints with an excess (each against the
      * pooled reference) ends at the edge.  A lone excess further down is a
      * chance hit of one of the tests, not an edge. */
     size_t k = 0;
-    while (k < np && mt_fisher_fewer(count[0].missed, count[0].timed, count[1 + k].missed,
-                                     count[1 + k].timed) < MT_KS_ALPHA)
+    while (k < np && (mt_fisher_fewer(count[0].missed, count[0].timed, count[1 + k].missed,
+                                      count[1 + k].timed) < MT_KS_ALPHA ||
+                      repeated[1 + k] >= repeated[0] + EDGE_REPEAT_EXCESS))
         k++;
     if (k == np) { /* below every scanned footprint: only the reference fits for sure */
         *all_dirty = true;
@@ -535,6 +579,17 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     out->ref_missed = shrunk.fit_threshold > 0 &&
                       share_above(ref, nref, shrunk.fit_threshold) > MT_CAP_REF_MAX_MISS_SHARE;
     double thr = isnan(q->hit_threshold) ? mt_hit_threshold(ref, nref) : q->hit_threshold;
+    double ref_median = mt_median(ref, nref);
+    if (q->next_level_median > ref_median) {
+        double cut = ref_median + MT_HIT_CUT_NEXT_LEVEL * (q->next_level_median - ref_median);
+        if (thr > cut) {
+            mt_note_threshold(c, "MT_HIT_CUT_NEXT_LEVEL", MT_HIT_CUT_NEXT_LEVEL,
+                              "capacity: the hit threshold stays this share of the way from the "
+                              "hit median to the next level's");
+            thr = cut;
+            out->hit_capped = true;
+        }
+    }
     out->hit_threshold = thr;
 
     size_t np = mt_plan_doubling(q->start, q->limit, pts, MAX_DOUBLING);
@@ -628,6 +683,12 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
                           "reference has timer outliers");
         mt_note_threshold(c, "EDGE_POOL_RUNS", EDGE_POOL_RUNS,
                           "capacity: runs pooled per footprint in that re-test");
+        mt_note_threshold(c, "EDGE_REPEAT_RUNS", EDGE_REPEAT_RUNS,
+                          "capacity: a load that missed in this many of the pooled runs is a "
+                          "repeated miss");
+        mt_note_threshold(c, "EDGE_REPEAT_EXCESS", EDGE_REPEAT_EXCESS,
+                          "capacity: this many more repeated misses than the reference is an "
+                          "excess");
     }
     if (q->pool_edge && consistent && !q->quick && share_above(ref, nref, thr) > 0) {
         uint64_t lo0 = lo;
@@ -725,6 +786,10 @@ mt_finding mt_capacity_finding(const mt_cap_result *r, const char *what)
                                "MT_CAP_REF_MAX_MISS_SHARE): the cache may be smaller than it, "
                                "and footprints that miss as much looked like hits",
                                (unsigned long long)r->ref_used);
+    if (r->hit_capped)
+        mt_finding_append_note(&f, "the hits spread as wide as the step to the next level: a "
+                               "load missed above %.1f cycles (MT_HIT_CUT_NEXT_LEVEL of the way "
+                               "to it)", r->hit_threshold);
     return f;
 }
 
@@ -765,12 +830,14 @@ static mt_finding capacity_finding(const mt_cap_result *r, const char *what)
                              MT_KS_ALPHA, r->opt_confirmed ? "confirms" : "not confirmed", r->ks_d);
         if (r->edge_scanned && r->edge_moved)
             mt_finding_append_note(&f, "timer outliers in the reference: the edge re-tested at "
-                                   "%zu footprints pooled over %d runs (Fisher) moved down %llu B",
+                                   "%zu footprints pooled over %d runs (Fisher; repeated "
+                                   "misses) moved down %llu B",
                                    r->edge_scanned, EDGE_POOL_RUNS,
                                    (unsigned long long)r->edge_moved);
         else if (r->edge_scanned)
             mt_finding_append_note(&f, "timer outliers in the reference: the edge held when "
-                                   "re-tested at %zu footprints pooled over %d runs (Fisher)",
+                                   "re-tested at %zu footprints pooled over %d runs (Fisher; "
+                                   "repeated misses)",
                                    r->edge_scanned, EDGE_POOL_RUNS);
         return f;
     }

@@ -359,7 +359,16 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
         else
             snprintf(claimed, sizeof claimed, "a line of %u B or more (as many bytes fit at that "
                      "stride as at a sector stride)", best_s);
-        line = mt_find_range(sector, claim, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
+        /* The range's top is what the resident lines allow (within the
+         * tolerance the refutation used), not the refuted claim: a cache
+         * sharing this physical array whose own line test read the claim
+         * must not find it inside this range (derive_shared_lines.c). */
+        double top = held.line_max * (1 + MT_LINE_RATIO_TOLERANCE);
+        if (top > claim)
+            top = claim;
+        if (top < sector)
+            top = sector;
+        line = mt_find_range(sector, top, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
                              "%s, but %.0f elements stayed resident at a %u B stride%s: a line of "
                              "at most %.1f B; the ratio's edge was a set conflict",
                              claimed, held.lines, held.stride,
@@ -379,9 +388,13 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * ratio's (within the tolerance the check above leaves).  Timer
          * outliers only lower the count.  Only beyond the size's own
          * tolerance (MT_CAPACITY_AGREEMENT): an H100's L1 edge lies a part
-         * of a line below the 1862 lines it holds. */
-        if (held.lines >= (double)cap / le.line_bytes + 1 &&
-            held.lines * le.line_bytes > (double)cap * (1 + MT_CAPACITY_AGREEMENT)) {
+         * of a line below the 1862 lines it holds.  Nothing says which of
+         * the two: the line is doubted with the size (a hashed 8 KiB texture
+         * cache of 32 B lines read 64 B from its strides, and 147 elements
+         * stayed resident where 128 lines of 64 B fit: unseen seed 998). */
+        bool size_or_line = held.lines >= (double)cap / le.line_bytes + 1 &&
+                            held.lines * le.line_bytes > (double)cap * (1 + MT_CAPACITY_AGREEMENT);
+        if (size_or_line) {
             char why[200];
             snprintf(why, sizeof why, "%.0f elements stayed resident at a %u B stride, %.1f lines "
                      "of %u B more than this size holds: the size is low or the line smaller",
@@ -399,6 +412,11 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   (double)best_s / le.ratio, 100 * le.margin, le.line_bytes,
                                   loose ? " (beyond MT_LINE_RATIO_FIRM: weak evidence)" : "",
                                   unchecked ? UNCHECKED_NOTE : "");
+        if (size_or_line)
+            mt_finding_doubt(&line, MT_CONF_INCONSISTENT,
+                             "%.0f elements stayed resident at a %u B stride, more than this "
+                             "size holds in lines of %u B: the line may be smaller",
+                             held.lines, held.stride, le.line_bytes);
         note_capacity_cap(c, id, &line, (double)cap, cap_conf, &best, best_s, sector,
                           le.line_bytes, loose, unchecked);
         if (loose)

@@ -10,6 +10,7 @@
  * cache that shares the L1 data cache (or the read-only cache that shares
  * the texture cache) takes the one measured there, with a note that says
  * so, instead of measuring it again at full cost. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,62 @@ static void copy_geometry(mt_probe_ctx *c, mt_cache_id id, const char *twin)
     }
 }
 
+/* The constant L1 sits in front of the L1.5 on the same loads, and a load
+ * it serves is a hit for the L1.5's decisions too: a line the L1 keeps
+ * never reaches the L1.5, so W + 1 lines of one L1.5 set can pass for
+ * fitting while the L1 holds one of them, and an eviction set overcounts
+ * the ways (a direct-mapped hashed L1 of 79 lines before an 8-way L1.5 read
+ * as 9 ways at confidence 1: unseen seed 846), and W lines "fit" when the L1
+ * alone holds them (a fully associative 8-line L1 before a direct-mapped
+ * L1.5 read as 8 ways: seed 906).  Neither can happen where a trusted
+ * modulo L1 puts every line of the L1.5 in one of its sets (the L1.5's line
+ * a multiple of the L1's sets x line) and that set has fewer ways than the
+ * W lines found to fit: cycling through more lines than ways, it keeps none
+ * of them to the next lap under LRU (the H100's and every preset's
+ * policy). */
+static bool inner_l1_may_hold_lines(const mt_probe_ctx *c, double l15_line)
+{
+    const mt_finding *size = mt_get(c, "const_l1", "size");
+    if (size->kind == MT_FIND_NONE || size->kind == MT_FIND_ABSENT)
+        return false; /* no constant L1 before the L1.5 */
+    const mt_finding *ix = mt_get(c, "const_l1", "index"), *sets = mt_get(c, "const_l1", "sets");
+    const mt_finding *ways = mt_get(c, "const_l1", "ways"), *line = mt_get(c, "const_l1", "line");
+    const mt_finding *w15 = mt_get(c, "const_l15", "ways");
+    bool modulo = ix->kind == MT_FIND_TEXT && strncmp(ix->text, "modulo", 6) == 0 &&
+                  ix->confidence >= MT_CONF_TRUSTED && sets->kind == MT_FIND_VALUE &&
+                  ways->kind == MT_FIND_VALUE && line->kind == MT_FIND_VALUE &&
+                  sets->confidence >= MT_CONF_TRUSTED && ways->confidence >= MT_CONF_TRUSTED;
+    if (!modulo)
+        return true;
+    double span = sets->value * line->value;
+    bool one_set = span > 0 && fmod(l15_line, span) == 0;
+    return !(one_set && ways->value < w15->value);
+}
+
+/* An L1.5 eviction set the constant L1 may have shortened: its ways, and
+ * the sets' bound (the most elements a chain held, which the L1's lines
+ * swell too), are doubted, the reason first (the capacities that follow
+ * fill the note). */
+static void doubt_l15_eviction_set(mt_probe_ctx *c)
+{
+    const mt_finding *w = mt_get(c, "const_l15", "ways");
+    const mt_finding *line = mt_get(c, "const_l15", "line");
+    if (w->kind != MT_FIND_VALUE || w->confidence <= MT_CONF_INCONSISTENT ||
+        strcmp(w->method, "eviction set (group testing)") != 0 ||
+        !inner_l1_may_hold_lines(c, line->value))
+        return;
+    static const char *const names[] = {"ways", "sets"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        mt_finding f = *mt_get(c, "const_l15", names[i]);
+        if (f.kind == MT_FIND_NONE || f.confidence <= MT_CONF_INCONSISTENT)
+            continue;
+        f.confidence = MT_CONF_INCONSISTENT;
+        mt_finding_note_first(&f, "the constant L1 before it may keep lines of the set, which "
+                              "then never reach the L1.5: the %s may be overcounted", names[i]);
+        mt_set(c, "const_l15", names[i], &f);
+    }
+}
+
 static mt_err run_cache_geometry(mt_probe_ctx *c)
 {
     static const mt_cache_id caches[] = {MT_CACHE_TEX, MT_CACHE_RO, MT_CACHE_CONST_L1,
@@ -67,6 +124,8 @@ static mt_err run_cache_geometry(mt_probe_ctx *c)
         mt_err err = mt_geometry_measure(c, &t);
         if (err != MT_OK)
             return err;
+        if (id == MT_CACHE_CONST_L15)
+            doubt_l15_eviction_set(c);
     }
     return MT_OK;
 }

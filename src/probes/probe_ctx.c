@@ -300,3 +300,17 @@ void mt_mark_probed(mt_probe_ctx *c, const char *key)
     if (o)
         o->probed = true;
 }
+
+void mt_finding_note_first(mt_finding *f, const char *fmt, ...)
+{
+    char old[sizeof f->note];
+    memcpy(old, f->note, sizeof old);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(f->note, sizeof f->note, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof f->note && old[0])
+        n += snprintf(f->note + n, sizeof f->note - (size_t)n, "; %s", old);
+    if (n >= (int)sizeof f->note) /* cut: say so rather than end mid-word */
+        snprintf(f->note + sizeof f->note - 4, 4, "...");
+}

@@ -34,6 +34,7 @@ typedef struct {
     bool hit_known;
     double hit_threshold; /* fine-grained cycles (overhead removed) above which a load missed */
     double hit_fine;    /* median fine-grained hit latency, overhead removed */
+    double miss_fine;   /* median of the presence test's cg chain (the next level), 0 = unknown */
     uint32_t sector;    /* bytes, 0 = unknown */
     uint32_t line;      /* bytes, 0 = unknown */
     uint64_t size;      /* bytes of one slice, 0 = unknown */
@@ -44,6 +45,7 @@ typedef struct {
      * gave it (the L2 probe's sector chain); 0 when not measured. */
     double load_sd;
     size_t load_sd_n;
+    double load_median; /* DRAM only: median of those misses */
     /* The line's confidence is below what the size gives it only because
      * the capacity at the ratio's stride came out as a range, both of
      * whose ends give the same line (measure_line.c); a set index that puts
@@ -183,6 +185,10 @@ typedef struct {
     /* 1: when the reference shows timer outliers, re-test the edge with
      * pooled runs (mt_capacity_search's EDGE_SCAN). */
     int pool_edge;
+    /* > 0: median fine latency of the level this path's misses go to; the
+     * hit threshold (given or derived) is capped at MT_HIT_CUT_NEXT_LEVEL of
+     * the way from the reference's median to it.  0: no cap. */
+    double next_level_median;
 } mt_cap_request;
 
 typedef struct {
@@ -196,6 +202,7 @@ typedef struct {
     uint64_t opt_lo, opt_hi;
     double ks_d, ks_p;
     double hit_threshold;
+    bool hit_capped;      /* hit_threshold was capped by next_level_median */
     double confidence;
     /* Miss share of the doubling footprint after the first one with extra
      * misses (about twice the capacity found); NAN when there is none.  A
@@ -251,5 +258,11 @@ mt_err mt_line_pigeonhole_scattered(mt_probe_ctx *c, mt_path path, uint64_t cap,
 
 /* Adds a threshold to the topology's list (once per name). */
 void mt_note_threshold(mt_probe_ctx *c, const char *name, double value, const char *why);
+
+/* Puts a reason before a finding's note ("REASON; old note"), for notes
+ * whose tail is a long list that may be cut: the reason survives, and a
+ * cut note ends in "..." rather than mid-word. */
+void mt_finding_note_first(mt_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

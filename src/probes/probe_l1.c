@@ -96,6 +96,7 @@ static mt_err presence(mt_probe_ctx *c, mt_cache_id id, uint32_t footprint, bool
         mt_cache_state *s = &c->cs[id];
         s->hit_threshold = mt_hit_threshold(a, na);
         s->hit_fine = ma;
+        s->miss_fine = mb;
         s->hit_known = true;
         size_t nfast = 0;
         for (size_t i = 0; i < na; i++)
@@ -226,7 +227,7 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
         .path = p, .thread = 0, .stride = s->sector, .start = 2048, .limit = limit,
         .granule = s->sector, .ref_footprint = 1024, .hit_threshold = NAN,
         .fit_threshold = fit_thr, .ref_min_bytes = REF_MIN_ELEMENTS * s->sector,
-        .pool_edge = 1,
+        .pool_edge = 1, .next_level_median = s->miss_fine,
     };
     mt_note_threshold(c, "MT_CAP_REF_MAX_MISS_SHARE", MT_CAP_REF_MAX_MISS_SHARE,
                       "capacity search: a reference with more misses than this share is halved");
@@ -248,7 +249,11 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     /* Line, from the capacity at a larger stride. */
     if (cap.kind != MT_FIND_LOWER_BOUND) {
         uint64_t lim = c->dev.path_limit_bytes[p] ? c->dev.path_limit_bytes[p] : UINT64_MAX;
-        if ((err = mt_measure_line(c, id, p, cap.lo, cap.confidence, s->sector, 0, lim, 0, NAN)) != MT_OK)
+        /* A capped threshold holds for the line's chains too: their own
+         * reference would give the margin that reached the next level. */
+        double line_thr = cap.hit_capped ? cap.hit_threshold : NAN;
+        if ((err = mt_measure_line(c, id, p, cap.lo, cap.confidence, s->sector, 0, lim, 0,
+                                   line_thr)) != MT_OK)
             return err;
     }
 

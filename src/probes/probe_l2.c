@@ -237,6 +237,7 @@ static mt_err sector_and_dram_spread(mt_probe_ctx *c, double miss_threshold, mt_
         if (x[i] > miss_threshold)
             x[k++] = x[i];
     c->cs[MT_CACHE_DRAM].load_sd = k ? mt_robust_sd(x, k) : 0;
+    c->cs[MT_CACHE_DRAM].load_median = k ? mt_median(x, k) : 0;
     c->cs[MT_CACHE_DRAM].load_sd_n = k;
     free(x);
     return MT_OK;

@@ -18,6 +18,7 @@
  * (--geometry) and stops at L2_GEOMETRY_BUDGET_LOADS loads, leaving what
  * it could not decide as a range (ways) and a bound (sets) with the
  * reason: never a guess. */
+#include <math.h>
 #include <stdio.h>
 
 #include "confidence.h"
@@ -41,7 +42,56 @@
  * cost that grows with them (a random draw: 1.4e7 loads at 8192). */
 #define L2_GEOMETRY_MAX_CHAIN 2048u
 
+/* Most of the L2's misses (DRAM loads) that may fall at or below its hit
+ * threshold before the geometry is doubted.  "Does not fit" needs a miss
+ * seen in every timed lap, and a set one line over its ways under random
+ * replacement (the L2's policy is not measured) can miss only once a lap:
+ * a hidden share h lets it pass for fitting with chance about 1-(1-h)^L
+ * over L laps (up to GEOMETRY_MAX_LAPS = 32); 0.001 keeps that below 3%.
+ * A random-replacement L2 of 12 ways with DRAM noise of 62 cycles read as
+ * 48 ways at confidence 1 (unseen seed 601). */
+#define L2_GEOMETRY_MISS_HIDDEN_MAX 0.001
+
 static const char *const geometry_names[] = {"ways", "sets", "index", "index_masks"};
+
+/* Share of DRAM loads at or below the L2's hit threshold, from the spread
+ * of the L2 probe's cold misses (Gaussian at their median and robust sd;
+ * those are the misses above the threshold, so the estimate errs low, never
+ * high); 1 when no miss was seen (nothing says the misses are visible). */
+static double dram_hidden_share(const mt_probe_ctx *c, double hit_threshold)
+{
+    const mt_cache_state *d = &c->cs[MT_CACHE_DRAM];
+    if (d->load_sd_n == 0)
+        return 1;
+    if (!(d->load_sd > 0))
+        return d->load_median > hit_threshold ? 0 : 1;
+    return 0.5 * erfc((d->load_median - hit_threshold) / (d->load_sd * sqrt(2.0)));
+}
+
+/* Misses that can hide below the hit threshold make an overfull list pass
+ * for fitting: every geometry finding resting on those decisions is
+ * doubted, and says why first (the capacities that follow fill the note;
+ * their tail is what is cut). */
+static void doubt_hidden_misses(mt_probe_ctx *c, double hidden, double hit_threshold)
+{
+    mt_note_threshold(c, "L2_GEOMETRY_MISS_HIDDEN_MAX", L2_GEOMETRY_MISS_HIDDEN_MAX,
+                      "L2 geometry: most DRAM loads that may look like L2 hits before the "
+                      "ways, sets and index are doubted");
+    for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
+        const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
+        if (got->kind == MT_FIND_NONE)
+            continue;
+        mt_finding f = *got;
+        if (f.confidence > MT_CONF_INCONSISTENT)
+            f.confidence = MT_CONF_INCONSISTENT;
+        mt_finding_note_first(&f, "about %.2g of DRAM loads fall below the hit threshold (%.0f "
+                              "cycles; more than L2_GEOMETRY_MISS_HIDDEN_MAX): a set one line "
+                              "over its ways that misses once a lap (random replacement; the "
+                              "L2's policy is not measured) can pass for fitting",
+                              hidden, hit_threshold);
+        mt_set(c, "l2", geometry_names[i], &f);
+    }
+}
 
 /* One SM's share of a partitioned L2: each finding says so, first (the
  * capacities that follow may fill the note; their tail is what is cut). */
@@ -52,10 +102,8 @@ static void note_partition(mt_probe_ctx *c, double partition_bytes)
         if (got->kind == MT_FIND_NONE)
             continue;
         mt_finding f = *got;
-        int n = snprintf(f.note, sizeof f.note, "one partition's (an SM allocates only in its "
-                         "own: l2.partition_size %.0f B); %s", partition_bytes, got->note);
-        if (n >= (int)sizeof f.note) /* cut: say so rather than end mid-word */
-            snprintf(f.note + sizeof f.note - 4, 4, "...");
+        mt_finding_note_first(&f, "one partition's (an SM allocates only in its own: "
+                              "l2.partition_size %.0f B)", partition_bytes);
         mt_set(c, "l2", geometry_names[i], &f);
     }
 }
@@ -88,6 +136,9 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
                       "L2 geometry: most loads the search may issue before it reports what it "
                       "could not decide as a range");
     mt_err err = mt_geometry_measure(c, &t);
+    double hidden = dram_hidden_share(c, t.hit_threshold);
+    if (err == MT_OK && hidden > L2_GEOMETRY_MISS_HIDDEN_MAX)
+        doubt_hidden_misses(c, hidden, t.hit_threshold);
     if (err == MT_OK && partitioned)
         note_partition(c, partition.value);
     return err;
