@@ -884,10 +884,11 @@ static void test_carveout_takes_ways(void **state)
     const mt_sim_cache_spec *l1 = &s.cache[0];
     assert_int_equal(l1->carveout_ways, 1);
     assert_true(l1->size == 112 << 10); /* the capacity left at the default 16 KiB */
-    /* 16 KiB = 128 lines: sets 0..127 lose one way */
-    assert_int_equal(mt_sim_set_ways(l1, 16384, 0), 3);
-    assert_int_equal(mt_sim_set_ways(l1, 16384, 127), 3);
-    assert_int_equal(mt_sim_set_ways(l1, 16384, 128), 4);
+    /* 16 KiB = 128 lines: sets 128..255 lose one way */
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 0), 4);
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 127), 4);
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 128), 3);
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 255), 3);
     assert_int_equal(mt_sim_set_ways(l1, 0, 5), 4);
     assert_int_equal(mt_sim_set_ways(l1, 65536, 255), 2); /* 512 lines: 2 from every set */
     assert_int_equal(mt_sim_set_ways(&s.cache[1], 16384, 0), 16); /* the L2: its ways */

@@ -19,13 +19,14 @@ mt_err mt_cache_init(mt_cache *c, const mt_sim_cache_spec *cs, mt_errinfo *ei)
     uint64_t lines = cs->size / cs->line;
     c->ways = cs->ways;
     c->sets = (uint32_t)(lines / cs->ways);
+    c->short_from = c->sets; /* no set short */
     if (cs->unified && cs->carveout_ways) {
         /* The sets of the whole array; what the carveout took (size is
          * what it left) comes out of their ways (mt_sim_set_ways). */
         uint64_t taken = (cs->unified - cs->size) / cs->line;
         c->sets = (uint32_t)(cs->unified / cs->line / cs->ways);
         c->lost_all = (uint32_t)(taken / c->sets);
-        c->short_below = (uint32_t)(taken % c->sets);
+        c->short_from = c->sets - (uint32_t)(taken % c->sets);
     }
     c->line_shift = log2_floor(cs->line);
     c->sector_shift = log2_floor(cs->sector);
@@ -227,7 +228,7 @@ int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out)
     uint32_t set = set_index(c, line);
     /* A set's ways lie at a stride of the tag array's; the carveout may
      * have taken its last ones (plru and fermi are refused then). */
-    uint32_t ways = c->ways - c->lost_all - (set < c->short_below ? 1u : 0u);
+    uint32_t ways = c->ways - c->lost_all - (set >= c->short_from ? 1u : 0u);
     mt_cache_way *way = c->way + (size_t)set * c->ways;
     if (c->set_epoch[set] != c->epoch) {
         for (uint32_t w = 0; w < c->ways; w++)

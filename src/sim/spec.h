@@ -257,9 +257,11 @@ uint64_t mt_sim_cache_size(const mt_sim_cache_spec *cs, uint32_t carveout_smem);
 /* Usable ways of set `set` (its label under the index) of a unified cache
  * with carveout_takes = ways, under `carveout_smem` bytes of shared memory:
  * the carveout's lines T = carveout_smem / line come from the S = unified /
- * line / ways sets one way at a time in label order, so every set loses
- * floor(T / S) ways and the sets labelled below T mod S one more.  Any
- * other cache: its ways. */
+ * line / ways sets one way at a time from the highest label down, so every
+ * set loses floor(T / S) ways and the T mod S sets with the highest labels
+ * one more (under a modulo index a sequential chain reaches those last, so
+ * its first miss still comes at unified - carveout).  Any other cache: its
+ * ways. */
 uint32_t mt_sim_set_ways(const mt_sim_cache_spec *cs, uint32_t carveout_smem, uint64_t set);
 
 /* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */

@@ -368,5 +368,5 @@ uint32_t mt_sim_set_ways(const mt_sim_cache_spec *cs, uint32_t carveout_smem, ui
     if (!cs->unified || !cs->carveout_ways)
         return cs->ways;
     uint64_t sets = cs->unified / cs->line / cs->ways, taken = carveout_smem / cs->line;
-    return cs->ways - (uint32_t)(taken / sets) - (set < taken % sets ? 1u : 0u);
+    return cs->ways - (uint32_t)(taken / sets) - (set >= sets - taken % sets ? 1u : 0u);
 }
