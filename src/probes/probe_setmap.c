@@ -40,6 +40,10 @@
 #define SETMAP_MAX_SETS 4096u
 /* Most ways mapped: W + 1 laps' lines per set in one sequence. */
 #define SETMAP_MAX_WAYS 32u
+/* Pairs of sets lapped together at another carveout (pair_check): one
+ * merged pair is enough to show the index changed; 64 keep the check at
+ * one or two sequences. */
+#define SETMAP_PAIRS 64u
 /* Most lines per set tested at any carveout (kmax_at). */
 #define SETMAP_MAX_K (2 * SETMAP_MAX_WAYS + 1)
 
@@ -152,6 +156,49 @@ static void short_text(const uint64_t *labels, size_t n, const mt_set_index *ix,
     }
 }
 
+/* At another carveout than the geometry's, the index itself may differ (a
+ * cache that loses sets, not ways, to the carveout): two labels of the
+ * default's index can then be one set, and each alone would still look
+ * like a whole set.  So the lines of both sets of a pair of full sets
+ * (label t and the label half the sets away) are lapped together: two
+ * distinct sets hold all 2 x top lines (a clean lap), one set cannot.
+ * Sets *shared to the pairs that never had a clean lap. */
+static mt_err pair_check(mt_probe_ctx *c, const mt_set_index *ix, const uint32_t *lines,
+                         uint32_t stride, uint32_t n, const uint32_t *usable, uint32_t top,
+                         int percent, uint32_t *tested, uint32_t *shared)
+{
+    uint32_t k = 2 * top, m = 0;
+    *tested = *shared = 0;
+    if (n != ix->sets || n < 2 || top == 0)
+        return MT_OK;
+    uint32_t *pl = malloc((size_t)SETMAP_PAIRS * k * sizeof *pl);
+    uint32_t *clean = calloc((size_t)SETMAP_PAIRS * k, sizeof *clean);
+    mt_err err = MT_OK;
+    if (!pl || !clean) {
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t t = 0; t < n / 2 && m < SETMAP_PAIRS; t++) {
+        uint32_t partner = t + n / 2; /* labels are 0..n-1 when every set is mapped */
+        if (usable[t] != top || usable[partner] != top)
+            continue;
+        for (uint32_t q = 0; q < top; q++) {
+            pl[(size_t)m * k + q] = lines[(size_t)t * stride + q];
+            pl[(size_t)m * k + top + q] = lines[(size_t)partner * stride + q];
+        }
+        m++;
+    }
+    if (m && (err = run_k(c, pl, k, m, k, ix->line, percent, clean, k)) == MT_OK) {
+        *tested = m;
+        for (uint32_t j = 0; j < m; j++)
+            *shared += clean[(size_t)j * k + k - 1] == 0;
+    }
+out:
+    free(pl);
+    free(clean);
+    return err;
+}
+
 /* Maps the sets at one carveout (percent < 0: the default) and sets the
  * findings; suffix "" or "_at_carveout_16KiB". */
 static mt_err map_at(mt_probe_ctx *c, const mt_set_index *ix, const uint32_t *lines,
@@ -205,6 +252,24 @@ static mt_err map_at(mt_probe_ctx *c, const mt_set_index *ix, const uint32_t *li
     if (gaps)
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "%u sets held k lines but no lap over fewer "
                          "was clean", gaps);
+    if (percent >= 0) {
+        uint32_t tested = 0, shared = 0;
+        if ((err = pair_check(c, ix, lines, stride, n, usable, top, percent, &tested,
+                              &shared)) != MT_OK)
+            goto out;
+        if (shared)
+            mt_finding_doubt(&f, MT_CONF_INCONSISTENT, "%u of %u pairs of sets half the labels "
+                             "apart held fewer than their lines together: one set here, so "
+                             "the index differs from the default carveout's", shared, tested);
+        else
+            /* Pairs catch merged sets only: a cache whose set count
+             * follows the carveout can also spread one label's lines over
+             * several sets, which every test here would pass. */
+            mt_finding_doubt(&f, MT_CONF_CAPACITY_UNCONFIRMED, "the sets are the default "
+                             "carveout's (l1d.index): %u pairs of sets held both sets' lines, "
+                             "but whether the index is the same here is not established",
+                             tested);
+    }
     if (conf < MT_CONF_TRUSTED && f.confidence < MT_CONF_TRUSTED)
         mt_finding_append_note(&f, "confidence capped at l1d.%s's (%.2f)", ix->weakest,
                                ix->confidence);
@@ -315,6 +380,10 @@ static mt_err run_setmap(mt_probe_ctx *c)
                       "setmap: timed laps per k; one miss-free lap proves the set holds k lines");
     mt_note_threshold(c, "SETMAP_MAX_SETS", SETMAP_MAX_SETS,
                       "setmap: most sets mapped (all up to this many, else an even sample)");
+    if (o->n_carveouts)
+        mt_note_threshold(c, "SETMAP_PAIRS", SETMAP_PAIRS,
+                          "setmap: pairs of sets lapped together at another carveout to check "
+                          "the index still holds there");
     mt_progress(c, "L1 set map: %u sets x k = 1..%u lines", n, kmax);
     mt_err err = map_at(c, &ix, lines, kmax, label, n, ix.ways + 1, -1, "");
     for (int i = 0; err == MT_OK && i < o->n_carveouts && i < MT_PROBE_MAX_CARVEOUTS; i++) {
