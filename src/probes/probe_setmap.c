@@ -44,6 +44,10 @@
  * merged pair is enough to show the index changed; 64 keep the check at
  * one or two sequences. */
 #define SETMAP_PAIRS 64u
+/* The buffer alignment classes a backend may place experiments by
+ * (run_k): the CUDA arena's (src/cuda/layout.h). */
+#define SETMAP_SMALL_ALIGN (64u << 10)
+#define SETMAP_BIG_SPAN (1u << 20)
 /* Most lines per set tested at any carveout (kmax_at). */
 #define SETMAP_MAX_K (2 * SETMAP_MAX_WAYS + 1)
 
@@ -56,8 +60,10 @@ static bool setmap_requested(const mt_probe_options *o)
  * lines[j * stride ..]) and adds each set's clean timed laps to
  * clean[j * kmax + k - 1]. */
 static mt_err run_k(mt_probe_ctx *c, const uint32_t *lines, uint32_t stride, uint32_t n,
-                    uint32_t k, uint32_t ln, int percent, uint32_t *clean, uint32_t kmax)
+                    uint32_t k, const mt_set_index *ix, int percent, uint32_t *clean,
+                    uint32_t kmax)
 {
+    uint32_t ln = ix->line;
     uint32_t per_set = k * (SETMAP_WARM_LAPS + SETMAP_TIMED_LAPS);
     uint32_t chunk = n;
     if (c->dev.max_sequence && chunk > c->dev.max_sequence / per_set)
@@ -68,6 +74,21 @@ static mt_err run_k(mt_probe_ctx *c, const uint32_t *lines, uint32_t stride, uin
         return mt_fail(c->ei, MT_ERR_INVALID_ARG, "setmap: one set's %u-entry sequence exceeds "
                        "the backend's limits", per_set);
     uint32_t runs = (n + chunk - 1) / chunk;
+    /* Line x's set is the index's label of x only if the buffer starts
+     * where the index's period does (an aligned multiple of it).  The
+     * backend may place several experiments of a batch one after another,
+     * aligning each by its span's class (the CUDA arena: spans of 1 MiB
+     * and more on 2 MiB, smaller ones on 64 KiB; src/cuda/layout.h), so
+     * every buffer spans at least the period, and at least 1 MiB where the
+     * period exceeds 64 KiB.  (On the H100 a batch of 4 experiments without
+     * this mapped only its first one's sets right: the others' lines were
+     * spread over several sets and all 5 fit.) */
+    uint64_t period = ix->xor_index ? ix->lines_known * ln : ix->sets * ln;
+    uint64_t min_span = period > SETMAP_SMALL_ALIGN && period < SETMAP_BIG_SPAN
+                            ? SETMAP_BIG_SPAN : period;
+    uint64_t limit = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CA];
+    if (limit && min_span > limit)
+        min_span = limit;
     mt_experiment *e = calloc(runs, sizeof *e);
     mt_result *r = calloc(runs, sizeof *r);
     uint32_t *pool = malloc((size_t)n * per_set * sizeof *pool);
@@ -89,6 +110,8 @@ static mt_err run_k(mt_probe_ctx *c, const uint32_t *lines, uint32_t stride, uin
                     len++;
                 }
         uint64_t fp = ((uint64_t)top + 1) * ln; /* element x at line x */
+        if (fp < min_span)
+            fp = min_span;
         e[i] = mt_exp_chase(MT_PATH_GLOBAL_CA, fp, ln, 0, m * k * SETMAP_TIMED_LAPS, MT_MODE_FINE);
         e[i].kind = MT_KIND_SEQUENCE;
         e[i].u.seq = (mt_sequence){.index = s, .n = len, .untimed = m * k * SETMAP_WARM_LAPS};
@@ -188,7 +211,7 @@ static mt_err pair_check(mt_probe_ctx *c, const mt_set_index *ix, const uint32_t
         }
         m++;
     }
-    if (m && (err = run_k(c, pl, k, m, k, ix->line, percent, clean, k)) == MT_OK) {
+    if (m && (err = run_k(c, pl, k, m, k, ix, percent, clean, k)) == MT_OK) {
         *tested = m;
         for (uint32_t j = 0; j < m; j++)
             *shared += clean[(size_t)j * k + k - 1] == 0;
@@ -215,7 +238,7 @@ static mt_err map_at(mt_probe_ctx *c, const mt_set_index *ix, const uint32_t *li
         goto out;
     }
     for (uint32_t k = 1; k <= kmax && err == MT_OK; k++)
-        err = run_k(c, lines, stride, n, k, ln, percent, clean, kmax);
+        err = run_k(c, lines, stride, n, k, ix, percent, clean, kmax);
     if (err != MT_OK)
         goto out;
     uint32_t count[SETMAP_MAX_K + 1] = {0}, gaps = 0, top = 0;
