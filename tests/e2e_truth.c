@@ -241,11 +241,15 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     double lines = (double)(tr->size / tr->line);
     double ways = cs->fully_assoc ? lines : cs->ways;
     double sets = lines / ways;
+    double fewest = ways; /* the fewest ways a set kept */
     if (cs->unified && cs->carveout_ways) {
         /* The carveout took ways, not sets: the whole array's sets, and the
-         * most ways a set kept (set 0 is never among the short ones). */
+         * most ways a set kept (set 0 is never among the short ones); where
+         * sets kept different numbers, each of them is a set's ways. */
         sets = (double)(cs->unified / cs->line / cs->ways);
-        ways = mt_sim_set_ways(cs, (uint32_t)(cs->unified - tr->size), 0);
+        uint32_t smem = (uint32_t)(cs->unified - tr->size);
+        ways = mt_sim_set_ways(cs, smem, 0);
+        fewest = mt_sim_set_ways(cs, smem, (uint64_t)sets - 1);
     }
     /* "modulo" claims every line-address bit the path reaches, "modulo
      * (line-address bits 0-B)" the bits 0..B: right where every line below
@@ -281,7 +285,8 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     }
     char what[64];
     snprintf(what, sizeof what, "%s ways", nm);
-    int bad = count_ok(w, ways, what, msg, cap);
+    bool uneven_ok = w->kind == MT_FIND_VALUE && fewest <= w->value && w->value <= ways;
+    int bad = uneven_ok ? 0 : count_ok(w, ways, what, msg, cap);
     snprintf(what, sizeof what, "%s sets", nm);
     bad += count_ok(n, sets, what, msg, cap);
     bool says_modulo = ix->kind == MT_FIND_TEXT && strncmp(ix->text, "modulo", 6) == 0 &&
