@@ -241,6 +241,16 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     double lines = (double)(tr->size / tr->line);
     double ways = cs->fully_assoc ? lines : cs->ways;
     double sets = lines / ways;
+    double fewest = ways; /* the fewest ways a set kept */
+    if (cs->unified && cs->carveout_ways) {
+        /* The carveout took ways, not sets: the whole array's sets, and the
+         * most ways a set kept (set 0 is never among the short ones); where
+         * sets kept different numbers, each of them is a set's ways. */
+        sets = (double)(cs->unified / cs->line / cs->ways);
+        uint32_t smem = (uint32_t)(cs->unified - tr->size);
+        ways = mt_sim_set_ways(cs, smem, 0);
+        fewest = mt_sim_set_ways(cs, smem, (uint64_t)sets - 1);
+    }
     /* "modulo" claims every line-address bit the path reaches, "modulo
      * (line-address bits 0-B)" the bits 0..B: right where every line below
      * 2^(B+1) has set line mod S (a hash of higher bits is unseen). */
@@ -275,7 +285,8 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     }
     char what[64];
     snprintf(what, sizeof what, "%s ways", nm);
-    int bad = count_ok(w, ways, what, msg, cap);
+    bool uneven_ok = w->kind == MT_FIND_VALUE && fewest <= w->value && w->value <= ways;
+    int bad = uneven_ok ? 0 : count_ok(w, ways, what, msg, cap);
     snprintf(what, sizeof what, "%s sets", nm);
     bad += count_ok(n, sets, what, msg, cap);
     bool says_modulo = ix->kind == MT_FIND_TEXT && strncmp(ix->text, "modulo", 6) == 0 &&
@@ -518,6 +529,7 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
 #include "e2e_truth_bandwidth.c"
 #include "e2e_truth_banks.c"
 #include "e2e_truth_tlb.c"
+#include "e2e_truth_setmap.c"
 
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -630,7 +642,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
         const mt_sim_cache_spec *l1s = truth[MT_CACHE_L1D].cs;
         static const char EITHER[] = "not LRU/FIFO/PLRU: random or Fermi";
         uint64_t l1_ways = l1s->fully_assoc ? mt_sim_cache_size(l1s, s->carveout_smem) / l1s->line
-                                            : l1s->ways;
+                                            : mt_sim_set_ways(l1s, s->carveout_smem, 0);
         const char *want = NULL;
         bool either = false;
         switch (l1s->repl) {
@@ -651,6 +663,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
                             want ? want : "?", pn->text, pn->confidence);
     }
     bad += profile_ok(s, t, &truth[MT_CACHE_L1D], msg, cap);
+    bad += setmap_check(s, &truth[MT_CACHE_L1D], t, msg, cap);
     bad += exact(F(t, "l1d", "caches_global_loads"), truth[MT_CACHE_L1D].present ? 1 : 0, "l1 caches global", msg, cap);
     const mt_truth_cache *l2 = &truth[MT_CACHE_L2];
     bad += exact(F(t, "l2", "sector"), l2->sector, "l2 sector", msg, cap);

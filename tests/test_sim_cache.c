@@ -436,6 +436,32 @@ static void test_reset(void **state)
     mt_cache_free(&c);
 }
 
+/* carveout_takes = ways: a 16-line array of 4 sets of 4 ways, 3 lines lent
+ * to shared memory: set 0 holds 4 lines, sets 1..3 hold 3 (modulo: set k's
+ * lines are k, k + 4, ...). */
+static void test_carveout_takes_ways(void **state)
+{
+    (void)state;
+    mt_sim_cache_spec cs = geometry(16 * 64 - 3 * 64, 64, 64, 4, MT_SIM_REPL_LRU);
+    cs.unified = 16 * 64;
+    cs.carveout_ways = 1;
+    mt_cache c;
+    init(&c, &cs);
+    assert_int_equal(c.sets, 4);
+    mt_rng r = {1};
+    for (uint32_t set = 0; set < 4; set++) {
+        uint32_t usable = mt_sim_set_ways(&cs, 3 * 64, set), hits = 0;
+        assert_int_equal(usable, set == 0 ? 4 : 3);
+        for (int lap = 0; lap < 2; lap++)
+            for (uint32_t k = 0; k < 4; k++)
+                hits += (uint32_t)mt_cache_access(&c, L(set + 4 * k), &r, NULL);
+        /* LRU: four lines in three ways miss on every access; in four
+         * ways the second lap hits */
+        assert_int_equal(hits, usable == 4 ? 4 : 0);
+    }
+    mt_cache_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_fermi_victim_frequencies),
         cmocka_unit_test(test_random_policy),
         cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_carveout_takes_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -867,6 +867,59 @@ static void test_unified_and_carveouts(void **state)
                    "more than 16 carveouts");
 }
 
+/* carveout_takes = ways: the carveout takes ways from the sets of the
+ * whole array (unified = 128 KiB: 256 sets of 4 ways of 128 B lines). */
+static void test_carveout_takes_ways(void **state)
+{
+    (void)state;
+    static const int at[] = {21, 24};
+    static const char *const ok[] = {"carveouts_kib = 0 16 32 64\ncarveout_smem = 16 KiB",
+                                     "unified = 128 KiB\ncarveout_takes = ways"};
+    char *t = variant_lines(at, ok, 2);
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    const mt_sim_cache_spec *l1 = &s.cache[0];
+    assert_int_equal(l1->carveout_ways, 1);
+    assert_true(l1->size == 112 << 10); /* the capacity left at the default 16 KiB */
+    /* 16 KiB = 128 lines: sets 128..255 lose one way */
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 0), 4);
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 127), 4);
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 128), 3);
+    assert_int_equal(mt_sim_set_ways(l1, 16384, 255), 3);
+    assert_int_equal(mt_sim_set_ways(l1, 0, 5), 4);
+    assert_int_equal(mt_sim_set_ways(l1, 65536, 255), 2); /* 512 lines: 2 from every set */
+    assert_int_equal(mt_sim_set_ways(&s.cache[1], 16384, 0), 16); /* the L2: its ways */
+
+    /* the set count stays, so a hash index may be given */
+    static const int at4[] = {21, 24, 27};
+    static const char *const hash[] = {ok[0], ok[1],
+                                       "ways = 4\nindex = hash\n"
+                                       "index_masks = 0x1 0x2 0x4 0x8 0x10 0x20 0x40 0x81"};
+    t = variant_lines(at4, hash, 3);
+    if (parse(t, &s, &ei))
+        fail_msg("%s", ei.msg);
+    free(t);
+    assert_int_equal(s.cache[0].n_index_masks, 8);
+
+    expect_insert(29, "carveout_takes = ways", 29, "carveout_takes needs unified");
+    static const char *const word[] = {ok[0], "unified = 128 KiB\ncarveout_takes = lines"};
+    expect_lines(at, word, 2, 26, "carveout_takes");
+    static const char *const plru[] = {ok[0], ok[1], "ways = 4\nreplacement = plru"};
+    expect_lines(at4, plru, 3, 26, "replacement = plru does not define");
+    static const char *const fermi[] = {ok[0], ok[1], "ways = 4\nreplacement = fermi"};
+    expect_lines(at4, fermi, 3, 26, "replacement = fermi does not define");
+    /* 72 KiB: 144 sets; the 64 KiB carveout leaves 64 lines */
+    static const char *const empty[] = {ok[0], "unified = 72 KiB\ncarveout_takes = ways"};
+    expect_lines(at, empty, 2, 25, "leaves 64 lines for 144 sets; every set must keep a way");
+    static const int at5[] = {21, 24, 25, 26};
+    static const char *const part[] = {"carveouts_kib = 0 1 16 32 64\ncarveout_smem = 16 KiB",
+                                       ok[1], "line = 2048", "sector = 128"};
+    expect_lines(at5, part, 4, 25, "a 1024 B carveout is not a whole number of 2048 B lines");
+}
+
 static void test_latency_order(void **state)
 {
     (void)state;
@@ -917,6 +970,7 @@ int main(void)
         cmocka_unit_test(test_hash_masks),
         cmocka_unit_test(test_partition_map),
         cmocka_unit_test(test_unified_and_carveouts),
+        cmocka_unit_test(test_carveout_takes_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

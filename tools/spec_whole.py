@@ -35,6 +35,10 @@ What is drawn, and the limits kept:
       drawn size (grown by whole sets until the largest carveout leaves
       one), and line x ways divides every carveout (the format's rule that
       each leaves whole sets);
+    - carveout_takes = ways for about 40% of the unified caches where the
+      format allows it (every carveout whole lines leaving every set a
+      way; lru, fifo or random), and then a hash index for half of those
+      with a power-of-two set count, from a fourth RNG (_takes_ways);
     - partition_of_sm for about half the partitioned L2s on devices with
       at least as many SMs as partitions: every partition named, shuffled,
       in N*P runs or one entry each (the list repeats over the SMs).
@@ -144,9 +148,29 @@ def _index(R, X, sets, allow_hash=True, p_hash=0.25):
     return f"index = {idx}\n"
 
 
-def _cache(R, name, serves, lo, hi, latency, extra="", X=None, carve=None):
+def _takes_ways(K, text, unified, line, ways, carveouts):
+    """carveout_takes = ways (and then, half the time where the sets are a
+    power of two, a hash index, which the key allows) for about 40% of the
+    unified caches whose every carveout is whole lines and leaves each of
+    the unified / line / ways sets a way, under a policy it allows (lru,
+    fifo, random).  K is the set map's own RNG (the module docstring)."""
+    sets = unified // line // ways
+    if (K.random() >= 0.4 or any(c % line for c in carveouts) or
+            (unified - max(carveouts)) // line < sets or
+            not any(f"replacement = {r}\n" in text for r in ("lru", "fifo", "random"))):
+        return text
+    text += "carveout_takes = ways\n"
+    if sets >= 2 and _pow2(sets) and K.random() < 0.5:
+        for idx in ("modulo", "xor"):
+            text = text.replace(f"index = {idx}\n",
+                                f"index = hash\nindex_masks = {_hash_masks(K, sets)}\n")
+    return text
+
+
+def _cache(R, name, serves, lo, hi, latency, extra="", X=None, carve=None, K=None):
     """One cache section.  carve = (default, carveouts) in bytes makes it a
-    unified L1 (the ways then divide every carveout's leftover)."""
+    unified L1 (the ways then divide every carveout's leftover); K draws
+    how its carveout takes capacity (_takes_ways)."""
     size, line, sector, fill, ways = _geometry(R, lo, hi)
     unified = None
     if carve is not None:
@@ -177,6 +201,8 @@ def _cache(R, name, serves, lo, hi, latency, extra="", X=None, carve=None):
     if ways != "full":
         text += _index(R, X, size // line // ways, allow_hash=unified is None, p_hash=p_hash)
     text += _policy(R, ways, X)
+    if unified and K is not None:
+        text = _takes_ways(K, text, unified, line, ways, carve[1])
     text += f"latency = {latency}\nnoise = {_noise(R, latency)}\n" + extra
     return text, size
 
@@ -256,6 +282,7 @@ def spec_whole(seed):
     # other draw of this seed, is the same as before they existed.
     X = random.Random(f"issue8 {seed}")
     carve = _carveouts(X)
+    K = random.Random(f"issue8 setmap {seed}")
     tlb_text, tlb_gib = _tlbs(random.Random(f"issue9 tlb {seed}"))
     out = [f"""# tools/spec_whole.py seed {seed}
 [device]
@@ -287,7 +314,7 @@ outlier_cycles = {R.randint(200, 10000)}
         nonlocal unified_any
         mine = carve if X.random() < 0.3 else None
         unified_any |= mine is not None
-        return _cache(R, name, serves, 1 * KIB, 256 * KIB, latency, extra, X, mine)
+        return _cache(R, name, serves, 1 * KIB, 256 * KIB, latency, extra, X, mine, K)
 
     # L1 level: latencies, then the layout.
     l1lat = R.randint(20, 100)

@@ -19,6 +19,15 @@ mt_err mt_cache_init(mt_cache *c, const mt_sim_cache_spec *cs, mt_errinfo *ei)
     uint64_t lines = cs->size / cs->line;
     c->ways = cs->ways;
     c->sets = (uint32_t)(lines / cs->ways);
+    c->short_from = c->sets; /* no set short */
+    if (cs->unified && cs->carveout_ways) {
+        /* The sets of the whole array; what the carveout took (size is
+         * what it left) comes out of their ways (mt_sim_set_ways). */
+        uint64_t taken = (cs->unified - cs->size) / cs->line;
+        c->sets = (uint32_t)(cs->unified / cs->line / cs->ways);
+        c->lost_all = (uint32_t)(taken / c->sets);
+        c->short_from = c->sets - (uint32_t)(taken % c->sets);
+    }
     c->line_shift = log2_floor(cs->line);
     c->sector_shift = log2_floor(cs->sector);
     c->sector_idx_mask = cs->line / cs->sector - 1;
@@ -140,16 +149,16 @@ static inline uint32_t below(mt_rng *rng, uint32_t n)
 
 /* Victim of the randomised policies (LRU and FIFO take the oldest stamp,
  * found during the lookup). */
-static uint32_t victim(const mt_cache *c, mt_rng *rng)
+static uint32_t victim(const mt_cache *c, uint32_t ways, mt_rng *rng)
 {
     switch (c->repl) {
     case MT_SIM_REPL_FERMI: {
         /* Mei et al. 4.2: one designated way is replaced with 3x the
          * probability of each other way (1/2, 1/6, 1/6, 1/6 for 4 ways):
          * weights 3 and 1, total ways + 2. */
-        if (c->ways == 1)
+        if (ways == 1)
             return 0;
-        uint32_t r = below(rng, c->ways + 2);
+        uint32_t r = below(rng, ways + 2);
         if (r < 3)
             return c->fermi_way;
         r -= 3; /* 0 .. ways-2 over the other ways */
@@ -157,7 +166,7 @@ static uint32_t victim(const mt_cache *c, mt_rng *rng)
     }
     case MT_SIM_REPL_RANDOM:
     default:
-        return below(rng, c->ways);
+        return below(rng, ways);
     }
 }
 
@@ -217,10 +226,12 @@ int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out)
     uint64_t line = addr >> c->line_shift;
     uint32_t sec = (uint32_t)(addr >> c->sector_shift) & c->sector_idx_mask;
     uint32_t set = set_index(c, line);
-    uint32_t ways = c->ways;
-    mt_cache_way *way = c->way + (size_t)set * ways;
+    /* A set's ways lie at a stride of the tag array's; the carveout may
+     * have taken its last ones (plru and fermi are refused then). */
+    uint32_t ways = c->ways - c->lost_all - (set >= c->short_from ? 1u : 0u);
+    mt_cache_way *way = c->way + (size_t)set * c->ways;
     if (c->set_epoch[set] != c->epoch) {
-        for (uint32_t w = 0; w < ways; w++)
+        for (uint32_t w = 0; w < c->ways; w++)
             way[w] = (mt_cache_way){.tag = EMPTY_TAG, .stamp = 0, .valid = 0};
         if (c->plru)
             memset(c->plru + (size_t)set * ways, 0, ways);
@@ -259,7 +270,7 @@ int mt_cache_access(mt_cache *c, uint64_t addr, mt_rng *rng, int *way_out)
     if (oldest_stamp != 0 && tree)
         w = plru_victim(tree, ways);
     else if (oldest_stamp != 0 && c->repl != MT_SIM_REPL_LRU && c->repl != MT_SIM_REPL_FIFO)
-        w = victim(c, rng);
+        w = victim(c, ways, rng);
     if (tree)
         plru_touch(tree, ways, w);
     way[w].tag = line;

@@ -22,7 +22,10 @@ typedef struct {
 } mt_cache_way;
 
 typedef struct {
-    uint32_t sets, ways;
+    uint32_t sets, ways;        /* ways: the tag array's, per set */
+    /* carveout_takes = ways (mt_sim_set_ways): every set has lost_all ways
+     * to shared memory, and sets labelled short_from or above one more. */
+    uint32_t lost_all, short_from;
     uint32_t line_shift, sector_shift;
     uint32_t sector_idx_mask;   /* sectors per line - 1 */
     uint32_t fill_sectors;      /* sectors fetched together on a miss */

@@ -227,6 +227,8 @@ static mt_err read_cache(pctx *c, const section *s, mt_sim_cache_spec *cs)
         return mt_sp_err(c, mt_sp_find(s, "replacement")->line,
                          "replacement = plru needs a power-of-two number of ways (ways = %u)",
                          cs->ways);
+    if ((err = mt_sp_read_carveout_takes(c, s, cs)))
+        return err;
     k = mt_sp_find(s, "fermi_way");
     if (k && cs->repl != MT_SIM_REPL_FERMI)
         return mt_sp_err(c, k->line, "fermi_way needs replacement = fermi");

@@ -84,6 +84,9 @@ typedef struct {
     uint32_t n_index_masks; /* == log2(sets) with index = hash, else 0 */
     uint64_t unified;       /* bytes of the array shared with shared memory (size =
                                unified - carveout); 0 = a cache of fixed size */
+    int carveout_ways;      /* unified only (carveout_takes = ways): the sets stay
+                               unified / line / ways and the carveout takes whole
+                               ways from them (mt_sim_set_ways); 0: it takes sets */
     double latency[MT_SIM_LP_COUNT];     /* total cycles of a load served here */
     double far_latency[MT_SIM_LP_COUNT]; /* L2 only: hit homed in another partition */
     double noise;           /* Gaussian stddev, cycles */
@@ -250,6 +253,16 @@ uint32_t mt_sim_carveout_smem(const mt_sim_spec *s, int percent);
 /* Bytes of cache cs under `carveout_smem` bytes of shared memory: unified -
  * carveout_smem for a cache sharing its array, else its size. */
 uint64_t mt_sim_cache_size(const mt_sim_cache_spec *cs, uint32_t carveout_smem);
+
+/* Usable ways of set `set` (its label under the index) of a unified cache
+ * with carveout_takes = ways, under `carveout_smem` bytes of shared memory:
+ * the carveout's lines T = carveout_smem / line come from the S = unified /
+ * line / ways sets one way at a time from the highest label down, so every
+ * set loses floor(T / S) ways and the T mod S sets with the highest labels
+ * one more (under a modulo index a sequential chain reaches those last, so
+ * its first miss still comes at unified - carveout).  Any other cache: its
+ * ways. */
+uint32_t mt_sim_set_ways(const mt_sim_cache_spec *cs, uint32_t carveout_smem, uint64_t set);
 
 /* Name of a logical path ("l1d", "tex", "ro", "const", "cg"). */
 const char *mt_sim_lpath_name(mt_sim_lpath p);

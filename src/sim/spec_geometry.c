@@ -87,10 +87,11 @@ static mt_err read_index_masks(pctx *c, const section *s, mt_sim_cache_spec *cs)
         return mt_sp_err(c, k->line, "index_masks needs index = hash");
     if (cs->index != MT_SIM_INDEX_HASH)
         return MT_OK;
-    if (cs->unified)
+    if (cs->unified && !cs->carveout_ways)
         return mt_sp_err(c, mt_sp_find(s, "index")->line,
                          "index = hash: a cache sharing its array (unified) changes its set "
-                         "count with the carveout, which a fixed list of masks cannot follow");
+                         "count with the carveout, which a fixed list of masks cannot follow "
+                         "(unless carveout_takes = ways)");
     uint64_t sets = instance_sets(cs);
     if (sets < 2 || !mt_sp_is_pow2(sets))
         return mt_sp_err(c, mt_sp_find(s, "index")->line,
@@ -175,6 +176,27 @@ mt_err mt_sp_read_unified(pctx *c, const section *s, mt_sim_cache_spec *cs, int 
     return err;
 }
 
+mt_err mt_sp_read_carveout_takes(pctx *c, const section *s, mt_sim_cache_spec *cs)
+{
+    static const char *const takes_words[] = {"sets", "ways", NULL};
+    const kv *k = mt_sp_find(s, "carveout_takes");
+    if (k && !cs->unified)
+        return mt_sp_err(c, k->line, "carveout_takes needs unified (a cache of fixed size "
+                         "loses nothing to the carveout)");
+    int v = 0;
+    mt_err err = mt_sp_word(c, s, "carveout_takes", takes_words, &v);
+    if (err)
+        return err;
+    cs->carveout_ways = v;
+    /* A set with fewer ways than the cache has no textbook pseudo-LRU tree
+     * and no Fermi way to favour: refused rather than given a made-up one. */
+    if (v && (cs->repl == MT_SIM_REPL_PLRU || cs->repl == MT_SIM_REPL_FERMI))
+        return mt_sp_err(c, k->line, "carveout_takes = ways: sets lose ways, which replacement "
+                         "= %s does not define (use lru, fifo or random)",
+                         cs->repl == MT_SIM_REPL_PLRU ? "plru" : "fermi");
+    return MT_OK;
+}
+
 mt_err mt_sp_read_geometry(pctx *c, const section *s, mt_sim_cache_spec *cs)
 {
     mt_err err = read_index_masks(c, s, cs);
@@ -223,6 +245,20 @@ static mt_err check_unified_at(pctx *c, const mt_sim_cache_spec *cs, int line, u
         return mt_sp_err(c, line, "[cache %s]: a %u KiB carveout leaves no L1 of the %llu B unified array",
                          cs->name, smem / 1024, (unsigned long long)cs->unified);
     uint64_t left = cs->unified - smem, set_bytes = (uint64_t)cs->line * cs->ways;
+    if (cs->carveout_ways) {
+        /* Whole lines taken, and every set keeps a way (a set of none would
+         * be no cache for its lines, which no probe here reports). */
+        uint64_t sets = cs->unified / set_bytes;
+        if (smem % cs->line)
+            return mt_sp_err(c, line, "[cache %s]: carveout_takes = ways: a %u B carveout is not "
+                             "a whole number of %u B lines", cs->name, smem, cs->line);
+        if (left / cs->line < sets)
+            return mt_sp_err(c, line, "[cache %s]: carveout_takes = ways: a %u KiB carveout "
+                             "leaves %llu lines for %llu sets; every set must keep a way",
+                             cs->name, smem / 1024, (unsigned long long)(left / cs->line),
+                             (unsigned long long)sets);
+        return MT_OK;
+    }
     if (left % set_bytes)
         return mt_sp_err(c, line,
                          "[cache %s]: a %u KiB carveout leaves %llu B, not a whole number of "
@@ -325,4 +361,12 @@ uint32_t mt_sim_carveout_smem(const mt_sim_spec *s, int percent)
 uint64_t mt_sim_cache_size(const mt_sim_cache_spec *cs, uint32_t carveout_smem)
 {
     return cs->unified ? cs->unified - carveout_smem : cs->size;
+}
+
+uint32_t mt_sim_set_ways(const mt_sim_cache_spec *cs, uint32_t carveout_smem, uint64_t set)
+{
+    if (!cs->unified || !cs->carveout_ways)
+        return cs->ways;
+    uint64_t sets = cs->unified / cs->line / cs->ways, taken = carveout_smem / cs->line;
+    return cs->ways - (uint32_t)(taken / sets) - (set >= sets - taken % sets ? 1u : 0u);
 }

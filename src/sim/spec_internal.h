@@ -84,6 +84,9 @@ mt_err mt_sp_check_measurable(pctx *c, const mt_sim_spec *o);
  * known, carveouts_kib with [device], and the rules across sections after
  * every section is read. */
 mt_err mt_sp_read_unified(pctx *c, const section *s, mt_sim_cache_spec *cs, int *has);
+/* carveout_takes (after ways and replacement are read): how the carveout
+ * removes capacity from a unified cache. */
+mt_err mt_sp_read_carveout_takes(pctx *c, const section *s, mt_sim_cache_spec *cs);
 mt_err mt_sp_read_geometry(pctx *c, const section *s, mt_sim_cache_spec *cs);
 mt_err mt_sp_read_carveouts(pctx *c, const section *s, mt_sim_spec *o);
 mt_err mt_sp_check_geometry(pctx *c, mt_sim_spec *o);

@@ -24,7 +24,7 @@ static const char *const device_keys[] = {
     "signal_after_batches", "signal", "carveouts_kib", NULL};
 static const char *const cache_keys[] = {
     "serves", "level", "size", "line", "sector", "fill", "ways", "index", "replacement",
-    "fermi_way", "latency", "noise", "slices", "slice_map", "partitions", "far_latency",
+    "fermi_way", "carveout_takes", "latency", "noise", "slices", "slice_map", "partitions", "far_latency",
     "index_masks", "unified", "partition_of_sm", NULL};
 static const char *const dram_keys[] = {"latency", "noise", NULL};
 static const char *const shared_keys[] = {"latency",         "noise",     "banks", "bank_width",
