@@ -300,28 +300,32 @@ static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
 }
 
 /* Step 1 at one stride: chains of n, 2n, 4n ... elements (from *n, each
- * against the one of half as many) while they fit nmax; a step is a new
- * level (edges found by bisection at the same stride).  *n ends as the
+ * against the one of half as many) while they fit nmax, then the longest
+ * chain that fits (nmax, less than twice the last) against the last, so
+ * the sweep ends at the largest footprint the memory allows; a step is a
+ * new level (edges found by bisection at the same stride).  *n ends as the
  * longest chain compared. */
 static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, int *nlev)
 {
     uint32_t stride = spread_stride(r, base);
     uint64_t nmax = max_elements(r, stride);
-    for (; 2 * *n <= nmax && *nlev < TLB_LEVELS; *n *= 2) {
-        mt_progress(r->c, "TLB: %llu against %llu pages", (unsigned long long)(2 * *n),
-                    (unsigned long long)*n);
+    while (*n < nmax && *nlev < TLB_LEVELS) {
+        uint64_t next = 2 * *n <= nmax ? 2 * *n : nmax;
+        mt_progress(r->c, "TLB: %llu against %llu pages (%.1f GiB)", (unsigned long long)next,
+                    (unsigned long long)*n, (double)next * stride / (double)(1ull << 30));
         mt_paired_shift s;
-        mt_err err = shift_of(r, *n, 2 * *n, stride, &s);
+        mt_err err = shift_of(r, *n, next, stride, &s);
         if (err != MT_OK)
             return err;
-        if (!is_step(&s))
-            continue;
-        tlb_level *l = &lv[(*nlev)++];
-        *l = (tlb_level){.lo = *n, .hi = 2 * *n, .step = s.shift, .se = s.se, .base = base};
-        mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
-                    (unsigned long long)l->lo, (unsigned long long)l->hi);
-        if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
-            return err;
+        if (is_step(&s)) {
+            tlb_level *l = &lv[(*nlev)++];
+            *l = (tlb_level){.lo = *n, .hi = next, .step = s.shift, .se = s.se, .base = base};
+            mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
+                        (unsigned long long)l->lo, (unsigned long long)l->hi);
+            if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
+                return err;
+        }
+        *n = next;
     }
     return MT_OK;
 }
@@ -403,9 +407,9 @@ static mt_err tlb(mt_probe_ctx *c)
                                      "the limit: %s",
                                      (unsigned long long)n,
                                      (unsigned long long)n * (pk == PAGE_VALUE ? page : big),
-                                     2 * n > r.max_lines ? "the L2's capacity"
-                                     : 2 * n > TLB_MAX_ELEMENTS ? "the probe's largest chain"
-                                                                : "the memory a chain may span");
+                                     n >= r.max_lines ? "the L2's capacity"
+                                     : n >= TLB_MAX_ELEMENTS ? "the probe's largest chain"
+                                                             : "the memory a chain may span");
         mt_set(c, level_key[nlev], "entries", &f);
     }
     return MT_OK;
