@@ -77,6 +77,12 @@
  * artefact, rare with the prime line count, so trusted but below a
  * checked one. */
 #define TLB_CONF_UNCHECKED 0.8
+/* Confidence of a bound on the entries of a level not found when the page
+ * size is unknown: it counts one entry per element, true only for pages
+ * of at most TLB_BIG_STRIDE, which a GPU with larger pages (Hopper may map
+ * large allocations with pages far above 2 MiB) breaks; below 0.5, so it
+ * is read as a hint.  The reach bound beside it needs no page. */
+#define TLB_CONF_PAGE_ASSUMED 0.45
 /* An L2 whose partitioning the l2 probe left open is taken to be split
  * this many ways (the simulator's most partitions). */
 #define TLB_UNKNOWN_PARTITIONS 64u
@@ -344,6 +350,8 @@ static mt_err tlb(mt_probe_ctx *c)
                       "TLB: stride (B) giving every element a page of its own");
     mt_note_threshold(c, "TLB_PAGE_CHAIN_SHARE", TLB_PAGE_CHAIN_SHARE,
                       "TLB: the page scan's chain, in first-level entries");
+    mt_note_threshold(c, "TLB_CONF_PAGE_ASSUMED", TLB_CONF_PAGE_ASSUMED,
+                      "TLB: confidence of an entries bound resting on pages <= the big stride");
     mt_note_threshold(c, "TLB_UNKNOWN_PARTITIONS", TLB_UNKNOWN_PARTITIONS,
                       "TLB: partitions assumed of an L2 whose partitioning was not measured");
     tlb_run r = {.c = c};
@@ -401,16 +409,31 @@ static mt_err tlb(mt_probe_ctx *c)
     /* The first level not found holds every chain tried. */
     n = bound_n;
     if (nlev < TLB_LEVELS && n > 1) {
-        /* n pages fit: more than n - 1 entries (a bound reads "> lo") */
-        mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired", MT_CONF_AGG_MIXED,
-                                     "chains up to %llu pages (%llu B) showed no further step; "
+        uint64_t stride = pk == PAGE_VALUE ? page : big;
+        const char *limit = n >= r.max_lines ? "the L2's capacity"
+                            : n >= TLB_MAX_ELEMENTS ? "the probe's largest chain"
+                                                    : "the memory a chain may span";
+        /* n pages fit: more than n - 1 entries (a bound reads "> lo"), as
+         * long as every element had a page of its own: sure with the page
+         * measured, assumed (pages of at most TLB_BIG_STRIDE) without. */
+        bool page_known = pk == PAGE_VALUE;
+        mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired",
+                                     page_known ? MT_CONF_AGG_MIXED : TLB_CONF_PAGE_ASSUMED,
+                                     "chains up to %llu elements (%llu B) showed no further step; "
                                      "the limit: %s",
-                                     (unsigned long long)n,
-                                     (unsigned long long)n * (pk == PAGE_VALUE ? page : big),
-                                     n >= r.max_lines ? "the L2's capacity"
-                                     : n >= TLB_MAX_ELEMENTS ? "the probe's largest chain"
-                                                             : "the memory a chain may span");
+                                     (unsigned long long)n, (unsigned long long)(n * stride), limit);
+        if (!page_known)
+            mt_finding_append_note(&f, "one element per page only if pages are at most the %llu B "
+                                   "stride; larger pages need fewer entries",
+                                   (unsigned long long)stride);
         mt_set(c, level_key[nlev], "entries", &f);
+        /* The reach holds whatever the page: the pages the chain touched
+         * span at least its first to its last element. */
+        f = mt_find_bound((double)(n - 1) * (double)stride, "B", "pchase-fine paired",
+                          MT_CONF_AGG_MIXED,
+                          "a chain spanning %llu B at a %llu B stride kept its latency; the limit: %s",
+                          (unsigned long long)(n * stride), (unsigned long long)stride, limit);
+        mt_set(c, level_key[nlev], "reach", &f);
     }
     return MT_OK;
 }
