@@ -81,7 +81,7 @@
  * size is unknown: it counts one entry per element, true only for pages
  * of at most TLB_BIG_STRIDE, which a GPU with larger pages (Hopper may map
  * large allocations with pages far above 2 MiB) breaks; below 0.5, so it
- * is read as a hint.  The reach bound beside it needs no page. */
+ * is read as a hint (its note gives the other case: a reach bound). */
 #define TLB_CONF_PAGE_ASSUMED 0.45
 /* An L2 whose partitioning the l2 probe left open is taken to be split
  * this many ways (the simulator's most partitions). */
@@ -422,18 +422,16 @@ static mt_err tlb(mt_probe_ctx *c)
                                      "chains up to %llu elements (%llu B) showed no further step; "
                                      "the limit: %s",
                                      (unsigned long long)n, (unsigned long long)(n * stride), limit);
+        /* Without the page neither bound is sure: pages of at most the
+         * stride give every element an entry (entries > n - 1), larger ones
+         * make the chain's span the reach held (reach > (n - 1) x stride). */
         if (!page_known)
-            mt_finding_append_note(&f, "one element per page only if pages are at most the %llu B "
-                                   "stride; larger pages need fewer entries",
-                                   (unsigned long long)stride);
+            mt_finding_append_note(&f, "one entry per element only if pages are at most the %llu B "
+                                   "stride; with larger pages the level's reach exceeds %llu B "
+                                   "instead",
+                                   (unsigned long long)stride,
+                                   (unsigned long long)((n - 1) * stride));
         mt_set(c, level_key[nlev], "entries", &f);
-        /* The reach holds whatever the page: the pages the chain touched
-         * span at least its first to its last element. */
-        f = mt_find_bound((double)(n - 1) * (double)stride, "B", "pchase-fine paired",
-                          MT_CONF_AGG_MIXED,
-                          "a chain spanning %llu B at a %llu B stride kept its latency; the limit: %s",
-                          (unsigned long long)(n * stride), (unsigned long long)stride, limit);
-        mt_set(c, level_key[nlev], "reach", &f);
     }
     return MT_OK;
 }
