@@ -919,6 +919,96 @@ static void test_validate(void **state)
     free(idx);
 }
 
+/* ---- sparse chains beyond the word reach (kernel WIDE) ------------------------- */
+
+static void test_sparse_limit_h100(void **state)
+{
+    (void)state;
+    mtc_device_facts f = h100_facts();
+    mtc_launch_config c;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mtc_plan_config(&f, &c, &ei), MT_OK);
+    /* 80 GiB free less a sixteenth: 75 GiB, MiB granular. */
+    assert_int_equal(c.sparse_limit, 75 * GIB);
+    assert_int_equal(c.dyn_smem[MTK_KERNEL_WIDE], c.dyn_smem[MTK_KERNEL_A]);
+    assert_int_equal(c.carveout_percent[MTK_KERNEL_WIDE], c.carveout_percent[MTK_KERNEL_A]);
+    /* Little memory: the margin is at least 512 MiB, and a sparse limit
+     * at or below the path limit is none. */
+    assert_int_equal(mt_sparse_limit(4 * GIB), 4 * GIB - 512 * MIB);
+    assert_int_equal(mt_sparse_limit(256 * MIB), 0);
+    f.free_bytes = 2 * GIB; /* path limit 512 MiB, sparse 1.5 GiB */
+    assert_int_equal(mtc_plan_config(&f, &c, &ei), MT_OK);
+    assert_int_equal(c.sparse_limit, 1536 * MIB);
+    f.free_bytes = 600 * MIB; /* path limit 150 MiB, sparse 88 MiB: none */
+    assert_int_equal(mtc_plan_config(&f, &c, &ei), MT_OK);
+    assert_int_equal(c.sparse_limit, 0);
+}
+
+/* A sparse cg chain of 20 GiB: kernel WIDE, element indices in 64-byte
+ * units, successors and the expected end in those units; one of 15 GiB
+ * stays on kernel A with word indices. */
+static void test_wide_chain_plan(void **state)
+{
+    (void)state;
+    static plan_bufs b;
+    plan_init(&b);
+    const uint32_t stride = (4u << 20) + 3 * 128;
+    uint64_t n = (20 * GIB) / stride;
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, n * stride, stride, 1, 100, MT_MODE_FINE);
+    e.chain[0].offset = 128;
+    assert_int_equal(mtc_kernel_of(&e), MTK_KERNEL_WIDE);
+    assert_int_equal(mtc_index_shift(&e), MTK_WIDE_SHIFT);
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mtc_check_wide(&e, &ei), MT_OK);
+    plan_all(&b, &e, 1);
+    assert_int_equal(b.p.n_build, 1);
+    assert_int_equal(b.build[0].shift, MTK_WIDE_SHIFT);
+    assert_int_equal(b.build[0].stride_w, stride / 64);
+    assert_int_equal(b.build[0].start_w, 2);
+    assert_int_equal(b.descs[0].chase.c[0].start, 2);
+    /* 100 loads from element 0: element 100, at unit 2 + 100 x stride / 64. */
+    assert_int_equal(b.expect[0], 2 + 100 * (stride / 64));
+    /* The last element's unit index still fits 32 bits; its word index
+     * would not. */
+    uint64_t last = 128 + (n - 1) * stride;
+    assert_true((last >> MTK_WIDE_SHIFT) < (1ull << 32));
+    assert_true((last >> MTK_WORD_SHIFT) >= (1ull << 32));
+
+    mt_experiment a = mt_exp_chase(MT_PATH_GLOBAL_CG, (15 * GIB) / stride * stride, stride, 1, 100,
+                                   MT_MODE_FINE);
+    assert_int_equal(mtc_kernel_of(&a), MTK_KERNEL_A);
+    plan_init(&b);
+    plan_all(&b, &a, 1);
+    assert_int_equal(b.build[0].shift, MTK_WORD_SHIFT);
+    assert_int_equal(b.build[0].stride_w, stride / 4);
+}
+
+static void test_wide_chain_refusals(void **state)
+{
+    (void)state;
+    mt_errinfo ei = {{0}};
+    mt_device_info d = dev_info(132);
+    d.sparse_limit_bytes = 75 * GIB;
+    /* Misaligned stride beyond the word reach: refused in one line. */
+    uint32_t stride = (4u << 20) + 36;
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, (20 * GIB) / stride * stride, stride, 1, 100,
+                                   MT_MODE_FINE);
+    assert_int_equal(mtc_validate(&e, 0, &d, &ei), MT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ei.msg, "multiples of 64"));
+    assert_null(strchr(ei.msg, '\n'));
+    /* Aligned: accepted up to the sparse limit, refused beyond it. */
+    stride = 4u << 20;
+    e = mt_exp_chase(MT_PATH_GLOBAL_CG, 70 * GIB, stride, 1, 100, MT_MODE_FINE);
+    assert_int_equal(mtc_validate(&e, 0, &d, &ei), MT_OK);
+    e = mt_exp_chase(MT_PATH_GLOBAL_CG, 76 * GIB, stride, 1, 100, MT_MODE_FINE);
+    assert_int_equal(mtc_validate(&e, 0, &d, &ei), MT_ERR_INVALID_ARG);
+    /* A sparse sequence beyond the 4 GiB cap: its int32 deltas cannot. */
+    uint32_t idx[2] = {0, 1};
+    e = seq_exp(MT_PATH_GLOBAL_CA, 8 * GIB, stride, idx, 2, 0, MT_MODE_FINE);
+    assert_int_equal(mtc_validate(&e, 0, &d, &ei), MT_ERR_INVALID_ARG);
+    assert_non_null(strstr(ei.msg, "sequence"));
+}
+
 static void test_watchdog(void **state)
 {
     (void)state;
@@ -953,6 +1043,9 @@ int main(void)
         cmocka_unit_test(test_carveout_options_h100),
         cmocka_unit_test(test_schedule_carveouts_apart),
         cmocka_unit_test(test_watchdog),
+        cmocka_unit_test(test_sparse_limit_h100),
+        cmocka_unit_test(test_wide_chain_plan),
+        cmocka_unit_test(test_wide_chain_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,8 +90,8 @@ static void test_lru_cyclic_thrash(void **state)
 /* ---- the spec format ---- */
 
 /* A spec whose TLBs the sparse chains can pass: 64 GiB of memory give a
- * 4 GiB path limit (the first level's least reach) and a 32 GiB sparse
- * limit.  Line numbers matter to the tests below. */
+ * 4 GiB path limit (the first level's least reach) and a 60 GiB sparse
+ * limit (less a sixteenth).  Line numbers matter to the tests below. */
 static const char *const base_lines[] = {
     "[device]",                      /* 1 */
     "name = TLB GPU",                /* 2 */
@@ -185,7 +185,7 @@ static void test_spec_reads_levels(void **state)
     assert_true(s.tlb[1].miss_penalty == 100);
     mt_device_info d;
     mt_sim_spec_device_info(&s, &d);
-    assert_int_equal(d.sparse_limit_bytes, 32ull << 30);
+    assert_int_equal(d.sparse_limit_bytes, 60ull << 30);
 }
 
 static void test_spec_errors(void **state)
@@ -275,7 +275,7 @@ static void test_sparse_limit(void **state)
     e.chain[0].stride = 32 << 10;
     assert_int_equal(mt_experiment_check(&e, &d, &ei), MT_ERR_INVALID_ARG);
     e.chain[0].stride = 1u << 20;
-    e.chain[0].footprint = (32ull << 30) + (1u << 20);
+    e.chain[0].footprint = (60ull << 30) + (1u << 20);
     assert_int_equal(mt_experiment_check(&e, &d, &ei), MT_ERR_INVALID_ARG);
     e.chain[0].footprint = 8ull << 30;
     e.chain[0].path = MT_PATH_TEXTURE; /* not a sparse path */

@@ -742,7 +742,7 @@ int main(int argc, char **argv)
     {
         mt_cuda_stats c;
         mt_cuda_get_stats(b, &c);
-        static const char *const kname[MT_CUDA_KERNELS] = {"A", "B", "SEQ_A", "SEQ_B"};
+        static const char *const kname[MT_CUDA_KERNELS] = {"A", "B", "SEQ_A", "SEQ_B", "WIDE"};
         for (int k = 0; k < MT_CUDA_KERNELS; k++)
             printf("kernel %-5s: static smem %u, dynamic %u, regs %d\n", kname[k],
                    c.static_smem[k], c.dyn_smem[k], c.regs[k]);

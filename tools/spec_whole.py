@@ -62,7 +62,7 @@ What is drawn, and the limits kept:
     4x to 16x the entries of the one before (the format's least ratio is
     4), at most 65536, miss penalties of 8 (the least) to 400 cycles,
     log-uniform, and about 1 in 10 up to 3000; global_mem then one of 8 to
-    256 GiB (the sparse chains span up to half of it).
+    256 GiB (the sparse chains span up to all of it less a sixteenth).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the

@@ -280,6 +280,9 @@ mt_experiment mt_exp_clock(uint32_t ns, int sm);
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
 uint64_t mt_chain_limit(const mt_device_info *dev, const mt_chain *c);
+/* The sparse limit of a device with free_bytes free (device.h's margin;
+ * 0 when the margin takes it all). */
+uint64_t mt_sparse_limit(uint64_t free_bytes);
 /* Validates an experiment against a device's limits (stride alignment,
  * footprint within the path limit, loads within max_fine_loads, sequence
  * indices within the chain...). */

@@ -74,5 +74,12 @@ typedef struct {
 /* Stride from which a chain is sparse (sparse_limit_bytes): 64 KiB, the
  * smallest page the GPUs' TLBs are known to translate. */
 #define MT_SPARSE_MIN_STRIDE (64u << 10)
+/* What a sparse chain may span (mt_sparse_limit): the memory free at open
+ * less a margin of a sixteenth of it, and at least 512 MiB, for what the
+ * backend and the driver still allocate (the L2 flush buffer of twice the
+ * L2, staging arrays, the context's own growth) and for other tenants'
+ * small allocations while the run lasts. */
+#define MT_SPARSE_MARGIN_DIVISOR 16u
+#define MT_SPARSE_MARGIN_MIN (512ull << 20)
 
 #endif

@@ -199,6 +199,14 @@ uint64_t mt_chain_limit(const mt_device_info *dev, const mt_chain *c)
     return lim;
 }
 
+uint64_t mt_sparse_limit(uint64_t free_bytes)
+{
+    uint64_t margin = free_bytes / MT_SPARSE_MARGIN_DIVISOR;
+    if (margin < MT_SPARSE_MARGIN_MIN)
+        margin = MT_SPARSE_MARGIN_MIN;
+    return free_bytes > margin ? free_bytes - margin : 0;
+}
+
 static mt_err check_chain(const mt_chain *c, int i, const mt_device_info *dev, mt_errinfo *ei)
 {
     if (c->path < 0 || c->path >= MT_PATH_COUNT)

@@ -23,6 +23,7 @@
 _Static_assert((int)MT_CUDA_KERNEL_A == (int)MTK_KERNEL_A && (int)MT_CUDA_KERNEL_B == (int)MTK_KERNEL_B &&
                    (int)MT_CUDA_KERNEL_SEQ_A == (int)MTK_KERNEL_SEQ_A &&
                    (int)MT_CUDA_KERNEL_SEQ_B == (int)MTK_KERNEL_SEQ_B &&
+                   (int)MT_CUDA_KERNEL_WIDE == (int)MTK_KERNEL_WIDE &&
                    (int)MT_CUDA_KERNELS == (int)MTK_KERNEL_COUNT,
                "kernel indices of backend_cuda.h and kernel_abi.h disagree");
 _Static_assert(MT_NUM_PATHS == MT_PATH_COUNT, "device.h path count out of date");

@@ -14,9 +14,10 @@
 mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei);
 
 /* Probe kernels, indices of the per-kernel arrays below: chase without and
- * with shared-path chains, sequence without and with a shared-path array. */
+ * with shared-path chains, sequence without and with a shared-path array,
+ * and the chase over global chains beyond 16 GiB (kernel_abi.h). */
 enum { MT_CUDA_KERNEL_A = 0, MT_CUDA_KERNEL_B, MT_CUDA_KERNEL_SEQ_A, MT_CUDA_KERNEL_SEQ_B,
-       MT_CUDA_KERNELS };
+       MT_CUDA_KERNEL_WIDE, MT_CUDA_KERNELS };
 
 typedef struct {
     uint64_t launches;      /* probe-kernel launches so far */

@@ -113,7 +113,21 @@ mt_err mtc_ensure_arena(cuda_impl *im, uint64_t bytes, mt_errinfo *ei)
         d->arena_raw = NULL;
         d->arena_cap = 0;
     }
-    CK(cudaMalloc(&d->arena_raw, (size_t)(cap + MTC_BIG_ALIGN)));
+    cudaError_t ce = cudaMalloc(&d->arena_raw, (size_t)(cap + MTC_BIG_ALIGN));
+    if (ce == cudaErrorMemoryAllocation) {
+        /* Sparse chains may ask for nearly all the memory free at open:
+         * say how much, since another process may have taken it since. */
+        size_t free_b = 0, total_b = 0;
+        (void)cudaGetLastError();
+        d->arena_raw = NULL;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+            free_b = 0;
+        return mt_fail(ei, MT_ERR_DEVICE_OOM,
+                       "device memory short: the chains need %llu MiB, %llu MiB are free now",
+                       (unsigned long long)((cap + MTC_BIG_ALIGN) >> 20),
+                       (unsigned long long)(free_b >> 20));
+    }
+    CK(ce);
     d->arena = align_up((uint64_t)(uintptr_t)d->arena_raw, MTC_BIG_ALIGN);
     d->arena_cap = cap;
 out:

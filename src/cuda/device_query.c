@@ -107,6 +107,7 @@ mt_err mtc_query_device(cuda_impl *im, mt_errinfo *ei)
     d->n_carveouts = mtc_carveout_options(&f, cfg, d->carveout_smem_options);
     for (int p = 0; p < MT_NUM_PATHS; p++)
         d->path_limit_bytes[p] = cfg->path_limit[p];
+    d->sparse_limit_bytes = cfg->sparse_limit;
     d->max_fine_loads = cfg->max_fine_loads;
     d->max_threads_per_experiment = cfg->max_threads_per_experiment;
     d->concurrent_experiments = d->sm_count; /* SM-scope: one per SM per launch */

@@ -56,7 +56,26 @@ extern "C" {
  *   B:     pointer chase with shared-path chains copied into shared memory
  *   SEQ_A: explicit sequence, no shared-path data (same carveout as A)
  *   SEQ_B: explicit sequence over a shared-path element array (as B) */
-enum { MTK_KERNEL_A = 0, MTK_KERNEL_B, MTK_KERNEL_SEQ_A, MTK_KERNEL_SEQ_B, MTK_KERNEL_COUNT };
+enum {
+    MTK_KERNEL_A = 0,
+    MTK_KERNEL_B,
+    MTK_KERNEL_SEQ_A,
+    MTK_KERNEL_SEQ_B,
+    MTK_KERNEL_WIDE,
+    MTK_KERNEL_COUNT
+};
+
+/* Kernel WIDE: the chase of kernel A over global chains that reach beyond
+ * what 32-bit word indices address (MTC_WORD_REACH_BYTES, layout.h; the
+ * TLB probe's sparse sweeps, issue 9).  Its elements hold the successor's
+ * index in units of MTK_WIDE_UNIT bytes instead of 4, so 32 bits address
+ * 2^32 x 64 B = 256 GiB.  The timed loop is kernel A's with another
+ * immediate in the address's multiply-add (the address is formed before
+ * the first clock read anyway), and kernel A itself stays as it was. */
+#define MTK_WIDE_SHIFT 6u
+#define MTK_WIDE_UNIT (1u << MTK_WIDE_SHIFT)
+/* Element index units of the other kernels: 4-byte words. */
+#define MTK_WORD_SHIFT 2u
 
 typedef struct {
     uint64_t buf;        /* device address of word 0 of the chain's path buffer */
@@ -138,15 +157,19 @@ typedef struct {
     int32_t pad;
 } mtk_launch;
 
-/* One chain to write into device memory: word start + k*stride_w holds
- * start + succ(k)*stride_w; succ(k) = k+1 mod n, or succ[k] when given. */
+/* One chain to write into device memory: the 32-bit word at byte
+ * (start + k*stride) << shift of buf holds start + succ(k)*stride;
+ * succ(k) = k+1 mod n, or succ[k] when given.  start and stride count
+ * units of 1 << shift bytes (MTK_WORD_SHIFT, or MTK_WIDE_SHIFT for kernel
+ * WIDE).  Only the chain's own words are written: a sparse chain of 70 GB
+ * costs one store per element. */
 typedef struct {
     uint64_t buf;
     uint64_t succ; /* device pointer to n uint32 successors, 0 = sequential */
     uint32_t start_w;
     uint32_t stride_w;
     uint32_t n;
-    uint32_t pad;
+    uint32_t shift;
 } mtk_build;
 
 #ifdef __cplusplus

@@ -24,7 +24,8 @@ typedef struct {
 } mtk_func_info;
 
 /* One family of probe kernels (one .cu file): the variant without
- * shared-path data (smem = 0) and the one with it (smem = 1).  Every
+ * shared-path data (smem = 0) and the one with it (smem = 1); the chase
+ * family has a third, kernel WIDE (smem = MTK_VARIANT_WIDE).  Every
  * family module owns its own 64 KiB constant-path array, so the constant
  * image is uploaded to the family that runs the launch. */
 typedef struct {
@@ -48,8 +49,12 @@ static inline const mtk_family *mtk_family_of(int kernel)
     return kernel == MTK_KERNEL_SEQ_A || kernel == MTK_KERNEL_SEQ_B ? &mtk_family_sequence
                                                                     : &mtk_family_chase;
 }
+#define MTK_VARIANT_WIDE 2
+/* The variant argument (`smem`) of the family's functions. */
 static inline int mtk_kernel_smem(int kernel)
 {
+    if (kernel == MTK_KERNEL_WIDE)
+        return MTK_VARIANT_WIDE;
     return kernel == MTK_KERNEL_B || kernel == MTK_KERNEL_SEQ_B;
 }
 

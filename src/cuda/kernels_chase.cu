@@ -66,9 +66,17 @@ __device__ __forceinline__ uint32_t warm_parallel(const Ctx &c, uint32_t start, 
     return acc;
 }
 
+template <bool WIDE>
 __device__ __forceinline__ uint32_t warm_parallel_path(int path, const Ctx &c, uint32_t start,
                                                        uint64_t n, unsigned tid, unsigned nthreads)
 {
+    if (WIDE) {
+        if (path == MT_PATH_GLOBAL_CA)
+            return warm_parallel<MTK_WIDE_CA>(c, start, n, tid, nthreads);
+        if (path == MT_PATH_GLOBAL_CG)
+            return warm_parallel<MTK_WIDE_CG>(c, start, n, tid, nthreads);
+        return warm_parallel<MTK_WIDE_NC>(c, start, n, tid, nthreads);
+    }
     if (path == MT_PATH_GLOBAL_CA)
         return warm_parallel<MT_PATH_GLOBAL_CA>(c, start, n, tid, nthreads);
     if (path == MT_PATH_GLOBAL_CG)
@@ -154,8 +162,28 @@ __device__ __forceinline__ uint32_t phase(int ph, int path, const Ctx &c, uint32
     return phase_p<MT_PATH_NONE>(ph, c, j, a, total, abort);
 }
 
-/* SMEM: the experiment may hold shared-path chains (kernel B). */
-template <bool SMEM>
+/* Kernel WIDE's dispatch: global paths only (its experiments have no
+ * other chains, layout.c), their element indices in wide units. */
+__device__ __forceinline__ uint32_t phase_wide(int ph, int path, const Ctx &c, uint32_t j,
+                                               const PhaseArgs &a, uint64_t &total, int &abort)
+{
+    if (path == MT_PATH_GLOBAL_CA)
+        return phase_p<MTK_WIDE_CA>(ph, c, j, a, total, abort);
+    if (path == MT_PATH_GLOBAL_CG)
+        return phase_p<MTK_WIDE_CG>(ph, c, j, a, total, abort);
+    return phase_p<MTK_WIDE_NC>(ph, c, j, a, total, abort);
+}
+
+template <bool WIDE>
+__device__ __forceinline__ uint32_t phase_of(int ph, int path, const Ctx &c, uint32_t j,
+                                             const PhaseArgs &a, uint64_t &total, int &abort)
+{
+    return WIDE ? phase_wide(ph, path, c, j, a, total, abort) : phase(ph, path, c, j, a, total, abort);
+}
+
+/* SMEM: the experiment may hold shared-path chains (kernel B).  WIDE:
+ * kernel WIDE (kernel_abi.h). */
+template <bool SMEM, bool WIDE>
 __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch L)
 {
     extern __shared__ __align__(16) uint32_t smem[];
@@ -203,8 +231,8 @@ __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch
         if ((xs->flags & MTK_EXP_PARALLEL_WARM) && c->warm_loads) {
             /* One lap by every thread; the chain is back at element 0. */
             Ctx ctx = {(const uint32_t *)c->buf, 0, 0, c->one};
-            uint32_t acc = warm_parallel_path((int)c->path, ctx, c->start, c->warm_loads, tid,
-                                              nthreads);
+            uint32_t acc = warm_parallel_path<WIDE>((int)c->path, ctx, c->start, c->warm_loads,
+                                                    tid, nthreads);
             asm volatile("st.shared.u32 [%0], %1;" ::"r"(pa.sink), "r"(acc) : "memory");
         } else if (tid == c->thread && c->warm_loads && !hdr[HDR_ABORT / 4]) {
             Ctx ctx = {(const uint32_t *)c->buf, (cudaTextureObject_t)c->tex, sh + MTK_SMEM_CHAIN,
@@ -212,7 +240,7 @@ __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch
             pa.warm_loads = c->warm_loads;
             uint64_t unused = 0;
             int abort = 0;
-            uint32_t j = phase(PH_WARM, (int)c->path, ctx, i ? j1 : j0, pa, unused, abort);
+            uint32_t j = phase_of<WIDE>(PH_WARM, (int)c->path, ctx, i ? j1 : j0, pa, unused, abort);
             if (i)
                 j1 = j;
             else
@@ -233,8 +261,8 @@ __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch
                        c->one};
             uint64_t total = 0;
             int abort = 0;
-            uint32_t j = phase(mode == MT_MODE_FINE ? PH_FINE : PH_AGG, (int)c->path, ctx,
-                               i ? j1 : j0, pa, total, abort);
+            uint32_t j = phase_of<WIDE>(mode == MT_MODE_FINE ? PH_FINE : PH_AGG, (int)c->path, ctx,
+                                        i ? j1 : j0, pa, total, abort);
             __stcg(&st[e].final_j[i], j);
             __stcg((unsigned long long *)&st[e].total[i], (unsigned long long)total);
         }
@@ -252,9 +280,12 @@ __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch
         __stcg(&st[e].aborted, (uint32_t)hdr[HDR_ABORT / 4]);
 }
 
+/* smem: 0 = kernel A, 1 = B, MTK_VARIANT_WIDE = WIDE. */
 static const void *probe_fn(int smem)
 {
-    return smem ? (const void *)mtk_probe<true> : (const void *)mtk_probe<false>;
+    if (smem == MTK_VARIANT_WIDE)
+        return (const void *)mtk_probe<false, true>;
+    return smem ? (const void *)mtk_probe<true, false> : (const void *)mtk_probe<false, false>;
 }
 
 static cudaError_t chase_info(int smem, mtk_func_info *out)
@@ -275,10 +306,12 @@ static cudaError_t chase_set_attrs(int smem, int carveout_percent, int max_dyn_s
 static cudaError_t chase_launch(int smem, unsigned grid, unsigned block, size_t dyn_smem,
                                 cudaStream_t s, const mtk_launch *l)
 {
-    if (smem)
-        mtk_probe<true><<<grid, block, dyn_smem, s>>>(*l);
+    if (smem == MTK_VARIANT_WIDE)
+        mtk_probe<false, true><<<grid, block, dyn_smem, s>>>(*l);
+    else if (smem)
+        mtk_probe<true, false><<<grid, block, dyn_smem, s>>>(*l);
     else
-        mtk_probe<false><<<grid, block, dyn_smem, s>>>(*l);
+        mtk_probe<false, false><<<grid, block, dyn_smem, s>>>(*l);
     return cudaGetLastError();
 }
 

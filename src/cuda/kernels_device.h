@@ -196,6 +196,23 @@ template <> struct Op<MT_PATH_NONE> {
     }
 };
 
+/* Kernel WIDE's global paths (kernel_abi.h): the same loads, with the
+ * element index in units of MTK_WIDE_UNIT bytes.  Ids past the mt_path
+ * values, so the templates of the other kernels never see them. */
+enum { MTK_WIDE_CA = 16 + MT_PATH_GLOBAL_CA, MTK_WIDE_CG = 16 + MT_PATH_GLOBAL_CG,
+       MTK_WIDE_NC = 16 + MT_PATH_GLOBAL_NC };
+template <int W, int P> struct OpWide {
+    typedef uint64_t A;
+    static __device__ __forceinline__ A addr(const Ctx &c, uint32_t j)
+    {
+        return (uint64_t)(uintptr_t)c.g + ((uint64_t)j << MTK_WIDE_SHIFT);
+    }
+    static __device__ __forceinline__ uint32_t load(const Ctx &c, A a) { return Op<P>::load(c, a); }
+};
+template <> struct Op<MTK_WIDE_CA> : OpWide<MTK_WIDE_CA, MT_PATH_GLOBAL_CA> {};
+template <> struct Op<MTK_WIDE_CG> : OpWide<MTK_WIDE_CG, MT_PATH_GLOBAL_CG> {};
+template <> struct Op<MTK_WIDE_NC> : OpWide<MTK_WIDE_NC, MT_PATH_GLOBAL_NC> {};
+
 /* Claims an experiment for this block (thread 0 only); -1 = nothing to do.
  * Tables are read and written in L2 (atomics, .cg) so the L1 stays clean. */
 __device__ __forceinline__ int claim(const mtk_launch &L)

@@ -11,11 +11,12 @@
 __global__ void mtk_build_kernel(const mtk_build *d)
 {
     const mtk_build b = d[blockIdx.y];
-    uint32_t *buf = (uint32_t *)b.buf;
+    char *buf = (char *)b.buf;
     const uint32_t *succ = (const uint32_t *)b.succ;
     for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < b.n; k += gridDim.x * blockDim.x) {
         uint32_t s = succ ? succ[k] : (k + 1 == b.n ? 0u : k + 1);
-        buf[(uint64_t)b.start_w + (uint64_t)k * b.stride_w] = b.start_w + s * b.stride_w;
+        uint64_t at = ((uint64_t)b.start_w + (uint64_t)k * b.stride_w) << b.shift;
+        *(uint32_t *)(buf + at) = b.start_w + s * b.stride_w;
     }
 }
 

@@ -42,7 +42,40 @@ int mtc_kernel_of(const mt_experiment *e)
     int smem = mtc_uses_path(e, MT_PATH_SHARED);
     if (e->kind == MT_KIND_SEQUENCE)
         return smem ? MTK_KERNEL_SEQ_B : MTK_KERNEL_SEQ_A;
+    /* Only chains beyond the word reach go wide: every chain the default
+     * probes use stays on kernel A or B, exactly as before. */
+    if (!smem && mtc_class_span(e, MTC_BUF_GLOBAL) > MTC_WORD_REACH_BYTES)
+        return MTK_KERNEL_WIDE;
     return smem ? MTK_KERNEL_B : MTK_KERNEL_A;
+}
+
+unsigned mtc_index_shift(const mt_experiment *e)
+{
+    return mtc_kernel_of(e) == MTK_KERNEL_WIDE ? MTK_WIDE_SHIFT : MTK_WORD_SHIFT;
+}
+
+mt_err mtc_check_wide(const mt_experiment *e, mt_errinfo *ei)
+{
+    if (e->kind != MT_KIND_CHASE ||
+        mtc_class_span(e, MTC_BUF_GLOBAL) <= MTC_WORD_REACH_BYTES)
+        return MT_OK;
+    if (mtc_uses_path(e, MT_PATH_SHARED) || mtc_uses_path(e, MT_PATH_TEXTURE) ||
+        mtc_uses_path(e, MT_PATH_CONSTANT))
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "a chase reaching beyond %llu GiB takes global (ca, cg, nc) chains only",
+                       MTC_WORD_REACH_BYTES >> 30);
+    if (mtc_class_span(e, MTC_BUF_GLOBAL) > MTC_WIDE_REACH_BYTES)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "a chain ends beyond the %llu GiB the cuda kernels address",
+                       MTC_WIDE_REACH_BYTES >> 30);
+    for (int i = 0; i < e->n_chains; i++) {
+        const mt_chain *c = &e->chain[i];
+        if (c->path != MT_PATH_NONE && (c->offset % MTK_WIDE_UNIT || c->stride % MTK_WIDE_UNIT))
+            return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                           "chain %d reaches beyond %llu GiB: its offset and stride (%u B) must be "
+                           "multiples of %u B",
+                           i, MTC_WORD_REACH_BYTES >> 30, c->stride, MTK_WIDE_UNIT);
+    }
+    return MT_OK;
 }
 
 mt_order mtc_layout_order(const mt_experiment *e)
@@ -246,17 +279,19 @@ void mtc_launch_needs(const mt_experiment *exps, const size_t *idx, size_t n, si
     *seq_words = nseq;
 }
 
-/* The chain-build job of a buffer chain. */
+/* The chain-build job of a buffer chain, its indices in units of
+ * 1 << shift bytes. */
 static void add_build(mtc_launch_plan *p, uint64_t buf, uint64_t succ_dev, const mt_chain *c,
-                      uint64_t n)
+                      uint64_t n, unsigned shift)
 {
     mtk_build *bd = &p->build[p->n_build++];
     memset(bd, 0, sizeof *bd);
     bd->buf = buf;
     bd->succ = succ_dev;
-    bd->start_w = (uint32_t)(c->offset / 4);
-    bd->stride_w = c->stride / 4;
+    bd->start_w = (uint32_t)(c->offset >> shift);
+    bd->stride_w = c->stride >> shift;
     bd->n = (uint32_t)n;
+    bd->shift = shift;
     if (bd->n > p->max_build_n)
         p->max_build_n = bd->n;
 }
@@ -289,6 +324,7 @@ static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[M
     mt_err rc;
     mtk_exp *x = &p->descs[k].chase;
     double exp_loads = 0;
+    const unsigned shift = mtc_index_shift(e);
     x->n_chains = (uint32_t)e->n_chains;
     x->mode = (uint32_t)e->mode;
     x->loads = e->loads;
@@ -305,7 +341,7 @@ static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[M
         kc->path = (uint32_t)c->path;
         kc->one = 1;
         kc->thread = (uint32_t)c->thread;
-        kc->start = (uint32_t)(c->offset / 4);
+        kc->start = (uint32_t)(c->offset >> shift);
         kc->warm_loads = (uint64_t)e->warmup_laps * n;
         exp_loads += (double)kc->warm_loads + (double)e->loads;
         widen_block(p, c->thread);
@@ -331,13 +367,14 @@ static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[M
                 succ = s;
             }
             if (!dup)
-                add_build(p, kc->buf, succ ? p->d_succ + at * sizeof(uint32_t) : 0, c, n);
+                add_build(p, kc->buf, succ ? p->d_succ + at * sizeof(uint32_t) : 0, c, n, shift);
             if (succ)
                 p->n_succ += (size_t)n;
         }
         p->expect[2 * k + (size_t)i] =
-            c->path == MT_PATH_NONE ? kc->start
-                                    : mtc_word(c, mtc_final_element(c, e->order, succ, e->loads));
+            c->path == MT_PATH_NONE
+                ? kc->start
+                : (uint32_t)(mt_chain_addr(c, mtc_final_element(c, e->order, succ, e->loads)) >> shift);
     }
     if (exp_loads > p->est_loads)
         p->est_loads = exp_loads; /* experiments run concurrently: the longest counts */
@@ -367,7 +404,7 @@ static void plan_sequence(const mt_experiment *e, size_t k, const uint64_t base[
         int cls = mtc_buf_class(c->path);
         kc->buf = p->d_arena + base[cls];
         kc->smem_words = (uint32_t)(mtc_class_span(e, cls) / 4);
-        add_build(p, kc->buf, 0, c, n); /* sequential: element k holds k+1 */
+        add_build(p, kc->buf, 0, c, n, MTK_WORD_SHIFT); /* sequential: element k holds k+1 */
     }
     x->list = p->d_seq + p->n_seq * sizeof(int32_t);
     p->expect[2 * k] = mtc_seq_deltas(e, p->seq + p->n_seq);

@@ -32,6 +32,12 @@
  * this many elements; beyond, overlapping different chains are refused. */
 #define MTC_OVERLAP_CHECK_MAX (1u << 22)
 
+/* Bytes the 32-bit word indices of kernels A, B and SEQ_* address: a
+ * chase whose global chains reach beyond runs on kernel WIDE, whose
+ * indices count MTK_WIDE_UNIT bytes (up to MTC_WIDE_REACH_BYTES). */
+#define MTC_WORD_REACH_BYTES (1ull << (32 + MTK_WORD_SHIFT))
+#define MTC_WIDE_REACH_BYTES (1ull << (32 + MTK_WIDE_SHIFT))
+
 /* Buffer classes: chains of one class in one experiment share a buffer. */
 enum { MTC_BUF_GLOBAL = 0, MTC_BUF_SHARED, MTC_BUF_COUNT, MTC_BUF_NONE = -1 };
 
@@ -40,6 +46,13 @@ int mtc_path_has_buffer(mt_path p);
 int mtc_uses_path(const mt_experiment *e, mt_path p);
 /* The kernel (MTK_KERNEL_*) that runs e. */
 int mtc_kernel_of(const mt_experiment *e);
+/* log2 of the bytes one unit of e's element indices counts: MTK_WIDE_SHIFT
+ * on kernel WIDE, else MTK_WORD_SHIFT. */
+unsigned mtc_index_shift(const mt_experiment *e);
+/* A chase that needs kernel WIDE must have every global chain's offset and
+ * stride a multiple of MTK_WIDE_UNIT, end within MTC_WIDE_REACH_BYTES and
+ * use no shared-path chain: MT_ERR_UNSUPPORTED (one line) otherwise. */
+mt_err mtc_check_wide(const mt_experiment *e, mt_errinfo *ei);
 /* The order the element array is built in (sequences: sequential). */
 mt_order mtc_layout_order(const mt_experiment *e);
 /* Bytes of a buffer class the experiment needs: max(offset + elements *

@@ -2,6 +2,7 @@
  * (see limits.h). */
 #include <string.h>
 
+#include "layout.h"
 #include "limits.h"
 
 const uint32_t *mtc_carveout_table(int major, int minor, size_t *n)
@@ -89,6 +90,7 @@ mt_err mtc_plan_config(const mtc_device_facts *f, mtc_launch_config *out, mt_err
         return mt_fail(ei, MT_ERR_UNSUPPORTED_DEVICE, "the GPU reports no shared memory per SM");
     if ((rc = plan_small(f, MTK_KERNEL_A, out, ei)) != MT_OK ||
         (rc = plan_small(f, MTK_KERNEL_SEQ_A, out, ei)) != MT_OK ||
+        (rc = plan_small(f, MTK_KERNEL_WIDE, out, ei)) != MT_OK ||
         (rc = plan_big(f, MTK_KERNEL_B, out, ei)) != MT_OK ||
         (rc = plan_big(f, MTK_KERNEL_SEQ_B, out, ei)) != MT_OK)
         return rc;
@@ -135,5 +137,11 @@ mt_err mtc_plan_config(const mtc_device_facts *f, mtc_launch_config *out, mt_err
         f->max_threads_per_block < MTK_MAX_THREADS ? f->max_threads_per_block : MTK_MAX_THREADS;
     /* Two buffers of the largest size per experiment plus alignment. */
     out->arena_max = 2 * glob + 2 * MTC_BIG_ALIGN;
+    /* A sparse chain writes only its elements but its arena spans the
+     * footprint: what the device had free, less the margin, within what
+     * kernel WIDE addresses. */
+    out->sparse_limit = min_u64(mt_sparse_limit(f->free_bytes), MTC_WIDE_REACH_BYTES) / MTC_MIB * MTC_MIB;
+    if (out->sparse_limit <= glob)
+        out->sparse_limit = 0; /* the path limit holds for sparse chains too */
     return MT_OK;
 }

@@ -22,6 +22,8 @@
 #define MTC_GLOBAL_LIMIT_CAP (4ull << 30)
 #define MTC_GLOBAL_FREE_DIVISOR 4
 #define MTC_MIB (1ull << 20)
+/* Sparse chains (device.h, sparse_limit_bytes) may span the free memory at
+ * open less a margin: mt_sparse_limit (backend.h) gives the rule. */
 /* Buffer alignment: large buffers on 2 MiB (the GPU's large page), small
  * ones on 64 KiB so cache-set mappings do not depend on packing order. */
 #define MTC_BIG_BUFFER_BYTES MTC_MIB
@@ -53,6 +55,7 @@ typedef struct {
     uint32_t max_sequence;
     int max_threads_per_experiment;
     uint64_t arena_max; /* largest arena one launch may need */
+    uint64_t sparse_limit; /* largest footprint of a sparse global chain */
 } mtc_launch_config;
 
 /* Shared-memory carveouts (KiB per SM) the CUDA Programming Guide lists

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../backend/chain.h"
+#include "limits.h"
 #include "schedule.h"
 
 /* mt_experiment_check has checked the sequence's shape and indices; what
@@ -14,6 +15,13 @@ static mt_err validate_sequence(const mt_experiment *e, size_t i, const mt_devic
         return mt_fail(ei, MT_ERR_INVALID_ARG,
                        "experiment %zu: %u sequence entries exceed the shared-memory list of %u",
                        i, e->u.seq.n, dev->max_sequence);
+    /* The int32 deltas of the list (kernel_abi.h) address word indices
+     * below 2^30 only: sparse chains beyond the global path cap are for
+     * chases. */
+    if (mtc_class_span(e, MTC_BUF_GLOBAL) > MTC_GLOBAL_LIMIT_CAP)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "experiment %zu: a sequence's chain ends beyond %llu GiB", i,
+                       MTC_GLOBAL_LIMIT_CAP >> 30);
     return MT_OK;
 }
 
@@ -67,6 +75,8 @@ mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev,
     }
     if (e->kind == MT_KIND_SEQUENCE)
         return validate_sequence(e, i, dev, ei);
+    if ((rc = mtc_check_wide(e, ei)) != MT_OK)
+        return rc;
     return mtc_check_overlap(e, ei);
 }
 

@@ -77,6 +77,12 @@
  * artefact, rare with the prime line count, so trusted but below a
  * checked one. */
 #define TLB_CONF_UNCHECKED 0.8
+/* Confidence of a bound on the entries of a level not found when the page
+ * size is unknown: it counts one entry per element, true only for pages
+ * of at most TLB_BIG_STRIDE, which a GPU with larger pages (Hopper may map
+ * large allocations with pages far above 2 MiB) breaks; below 0.5, so it
+ * is read as a hint (its note gives the other case: a reach bound). */
+#define TLB_CONF_PAGE_ASSUMED 0.45
 /* An L2 whose partitioning the l2 probe left open is taken to be split
  * this many ways (the simulator's most partitions). */
 #define TLB_UNKNOWN_PARTITIONS 64u
@@ -300,28 +306,32 @@ static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
 }
 
 /* Step 1 at one stride: chains of n, 2n, 4n ... elements (from *n, each
- * against the one of half as many) while they fit nmax; a step is a new
- * level (edges found by bisection at the same stride).  *n ends as the
+ * against the one of half as many) while they fit nmax, then the longest
+ * chain that fits (nmax, less than twice the last) against the last, so
+ * the sweep ends at the largest footprint the memory allows; a step is a
+ * new level (edges found by bisection at the same stride).  *n ends as the
  * longest chain compared. */
 static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, int *nlev)
 {
     uint32_t stride = spread_stride(r, base);
     uint64_t nmax = max_elements(r, stride);
-    for (; 2 * *n <= nmax && *nlev < TLB_LEVELS; *n *= 2) {
-        mt_progress(r->c, "TLB: %llu against %llu pages", (unsigned long long)(2 * *n),
-                    (unsigned long long)*n);
+    while (*n < nmax && *nlev < TLB_LEVELS) {
+        uint64_t next = 2 * *n <= nmax ? 2 * *n : nmax;
+        mt_progress(r->c, "TLB: %llu against %llu pages (%.1f GiB)", (unsigned long long)next,
+                    (unsigned long long)*n, (double)next * stride / (double)(1ull << 30));
         mt_paired_shift s;
-        mt_err err = shift_of(r, *n, 2 * *n, stride, &s);
+        mt_err err = shift_of(r, *n, next, stride, &s);
         if (err != MT_OK)
             return err;
-        if (!is_step(&s))
-            continue;
-        tlb_level *l = &lv[(*nlev)++];
-        *l = (tlb_level){.lo = *n, .hi = 2 * *n, .step = s.shift, .se = s.se, .base = base};
-        mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
-                    (unsigned long long)l->lo, (unsigned long long)l->hi);
-        if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
-            return err;
+        if (is_step(&s)) {
+            tlb_level *l = &lv[(*nlev)++];
+            *l = (tlb_level){.lo = *n, .hi = next, .step = s.shift, .se = s.se, .base = base};
+            mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
+                        (unsigned long long)l->lo, (unsigned long long)l->hi);
+            if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
+                return err;
+        }
+        *n = next;
     }
     return MT_OK;
 }
@@ -340,6 +350,8 @@ static mt_err tlb(mt_probe_ctx *c)
                       "TLB: stride (B) giving every element a page of its own");
     mt_note_threshold(c, "TLB_PAGE_CHAIN_SHARE", TLB_PAGE_CHAIN_SHARE,
                       "TLB: the page scan's chain, in first-level entries");
+    mt_note_threshold(c, "TLB_CONF_PAGE_ASSUMED", TLB_CONF_PAGE_ASSUMED,
+                      "TLB: confidence of an entries bound resting on pages <= the big stride");
     mt_note_threshold(c, "TLB_UNKNOWN_PARTITIONS", TLB_UNKNOWN_PARTITIONS,
                       "TLB: partitions assumed of an L2 whose partitioning was not measured");
     tlb_run r = {.c = c};
@@ -397,15 +409,28 @@ static mt_err tlb(mt_probe_ctx *c)
     /* The first level not found holds every chain tried. */
     n = bound_n;
     if (nlev < TLB_LEVELS && n > 1) {
-        /* n pages fit: more than n - 1 entries (a bound reads "> lo") */
-        mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired", MT_CONF_AGG_MIXED,
-                                     "chains up to %llu pages (%llu B) showed no further step; "
+        uint64_t stride = pk == PAGE_VALUE ? page : big;
+        const char *limit = n >= r.max_lines ? "the L2's capacity"
+                            : n >= TLB_MAX_ELEMENTS ? "the probe's largest chain"
+                                                    : "the memory a chain may span";
+        /* n pages fit: more than n - 1 entries (a bound reads "> lo"), as
+         * long as every element had a page of its own: sure with the page
+         * measured, assumed (pages of at most TLB_BIG_STRIDE) without. */
+        bool page_known = pk == PAGE_VALUE;
+        mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired",
+                                     page_known ? MT_CONF_AGG_MIXED : TLB_CONF_PAGE_ASSUMED,
+                                     "chains up to %llu elements (%llu B) showed no further step; "
                                      "the limit: %s",
-                                     (unsigned long long)n,
-                                     (unsigned long long)n * (pk == PAGE_VALUE ? page : big),
-                                     2 * n > r.max_lines ? "the L2's capacity"
-                                     : 2 * n > TLB_MAX_ELEMENTS ? "the probe's largest chain"
-                                                                : "the memory a chain may span");
+                                     (unsigned long long)n, (unsigned long long)(n * stride), limit);
+        /* Without the page neither bound is sure: pages of at most the
+         * stride give every element an entry (entries > n - 1), larger ones
+         * make the chain's span the reach held (reach > (n - 1) x stride). */
+        if (!page_known)
+            mt_finding_append_note(&f, "one entry per element only if pages are at most the %llu B "
+                                   "stride; with larger pages the level's reach exceeds %llu B "
+                                   "instead",
+                                   (unsigned long long)stride,
+                                   (unsigned long long)((n - 1) * stride));
         mt_set(c, level_key[nlev], "entries", &f);
     }
     return MT_OK;

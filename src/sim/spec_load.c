@@ -149,9 +149,10 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
     d->path_limit_bytes[MT_PATH_CONSTANT] = s->const_mem - s->const_reserved;
     d->path_limit_bytes[MT_PATH_SHARED] = s->smem_per_block_optin;
     /* A sparse chain costs the sim one load per element, whatever it
-     * spans: half the memory, as a GPU could give a buffer it only writes
-     * at the elements. */
-    d->sparse_limit_bytes = s->global_mem / 2;
+     * spans: all of the memory less the cuda backend's margin, as a GPU
+     * with nothing else on it gives a buffer it only writes at the
+     * elements. */
+    d->sparse_limit_bytes = mt_sparse_limit(s->global_mem);
     d->path_limit_bytes[MT_PATH_NONE] = 0; /* unlimited: no memory is touched */
     d->max_fine_loads = 8192;
     d->max_threads_per_experiment = s->max_threads_per_block;

@@ -224,9 +224,15 @@ PY
 # The opt-in probes (issues 8, 9, 10): bandwidth and MLP, TLB levels, the
 # L2's geometry, each recorded on the same H100 and replayed.
 check "bandwidth/TLB fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-bwtlb.tar.xz"
-run_mt --replay "$tmp/rec-bwtlb" --only l2 --bandwidth --tlb --quiet --json "$tmp/bwtlb.json"
-check "bandwidth/TLB replay exits 0" rc_is 0
-check "bandwidth/TLB replay's findings equal the GPU run's" diff <(digest "$fx/report-bwtlb.json") <(digest "$tmp/bwtlb.json")
+# The TLB sweep now ends with the longest chain the memory allows and
+# spans up to the free memory (issue 9 part 1), so the TLB half of this
+# recording (chains of at most 4 GiB) no longer replays: the bandwidth half
+# is replayed and compared; the TLB half awaits the re-recording with --tlb
+# (report-tlb75.json is that branch's GPU run, checked below).
+run_mt --replay "$tmp/rec-bwtlb" --only l2 --bandwidth --quiet --json "$tmp/bwtlb.json"
+check "bandwidth replay exits 0" rc_is 0
+no_tlb() { digest "$1" | grep -v '^tlb[0-9]\.'; }
+check "bandwidth replay's findings equal the GPU run's" diff <(no_tlb "$fx/report-bwtlb.json") <(no_tlb "$tmp/bwtlb.json")
 check "H100 bandwidth: L1 and shared near 128 B/clk/SM, DRAM >= 90% of its peak" $PY - "$tmp/bwtlb.json" <<'PY'
 import json, sys
 o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
@@ -236,11 +242,12 @@ peak = o["dram"]["peak_gbps"]["value"]
 assert 0.9 * peak <= o["dram"]["gbps_read"]["value"] <= peak, (o["dram"]["gbps_read"], peak)
 assert o["l2"]["gbps_read"]["value"] > o["dram"]["gbps_read"]["value"]
 PY
-check "H100 TLB: no level within the 4 GiB a chain may span, said as a bound" $PY - "$tmp/bwtlb.json" <<'PY'
+check "H100 TLB: no level within the 73.7 GiB a chain spanned (kernel WIDE), said as a bound" $PY - "$fx/report-tlb75.json" <<'PY'
 import json, sys
 o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
 e = o["tlb1"]["entries"]
 assert e["kind"] == "lower_bound" and "no further step" in e["note"], e
+assert "79183125376 B" in e["note"], e
 PY
 check "L2 geometry fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-l2geom.tar.xz"
 run_mt --replay "$tmp/rec-l2geom" --only l2 --geometry --quiet --json "$tmp/l2geom.json"
