@@ -199,9 +199,10 @@ static bool plan_chain(const mt_probe_ctx *c, const matrix_run *m, int row, int 
         return false;
     }
     if (cached && n > most) {
-        snprintf(why, nwhy, "%llu pages, one line each, exceed the %llu lines the %s holds",
+        snprintf(why, nwhy, "%llu pages, one line each, exceed the %llu lines a chain keeps "
+                 "resident in the %s (1/%u of its lines)",
                  (unsigned long long)n, (unsigned long long)most,
-                 row == ROW_L1 ? "L1" : "usable L2");
+                 row == ROW_L1 ? "L1" : "usable L2", MATRIX_RESIDENT_SHARE);
         return false;
     }
     *stride = page_stride(m);
