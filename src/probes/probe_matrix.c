@@ -53,6 +53,10 @@
  * line further on) run to gather them. */
 #define MATRIX_DRAM_SAMPLES 1024u
 #define MATRIX_DRAM_CHAINS 16u
+/* Stride of the DRAM row's TLB-hit chain: whole L2 lines and DRAM bursts
+ * apart, so every load misses (the dram probe's stride: L2 lines and fill
+ * blocks of up to 2 KiB). */
+#define MATRIX_DRAM_STRIDE 2048u
 /* Stride of the columns that miss a TLB level when the page size is not
  * known: above every page size the GPUs use (the TLB probe's big stride). */
 #define MATRIX_UNKNOWN_PAGE_STRIDE (4u << 20)
@@ -159,7 +163,7 @@ static bool plan_chain(const mt_probe_ctx *c, const matrix_run *m, int row, int 
     uint64_t lines = row == ROW_L1 ? m->l1_size / line : m->l2_usable / line;
     uint64_t most = cached ? lines / MATRIX_RESIDENT_SHARE : c->dev.max_fine_loads;
     if (col == 0) {
-        *stride = line;
+        *stride = cached ? line : MATRIX_DRAM_STRIDE;
         uint64_t n = cached ? c->dev.max_fine_loads / MATRIX_LAPS : c->dev.max_fine_loads;
         if (n > most)
             n = most;
@@ -168,8 +172,8 @@ static bool plan_chain(const mt_probe_ctx *c, const matrix_run *m, int row, int 
         if (m->levels > 0) {
             uint64_t page = m->page ? m->page : MATRIX_MIN_PAGE;
             uint64_t reach = m->entries[0] / MATRIX_HIT_PAGE_SHARE * page;
-            if (n > reach / line)
-                n = reach / line;
+            if (n > reach / *stride)
+                n = reach / *stride;
         }
         *elements = n;
         if (n < 1) {
@@ -438,6 +442,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "matrix: the TLB-hit column spans the first level's entries / this pages");
     mt_note_threshold(c, "MATRIX_LAPS", MATRIX_LAPS,
                       "matrix: timed laps of a warm chain (per-element medians)");
+    mt_note_threshold(c, "MATRIX_DRAM_STRIDE", MATRIX_DRAM_STRIDE,
+                      "matrix: stride (B) of the DRAM row's TLB-hit chain");
     mt_note_threshold(c, "MATRIX_DRAM_SAMPLES", MATRIX_DRAM_SAMPLES,
                       "matrix: cold loads gathered for a DRAM cell");
     mt_note_threshold(c, "MATRIX_FAMILY_LEVEL", MATRIX_FAMILY_LEVEL,
