@@ -46,13 +46,14 @@
  * pages, so a level counted somewhat long still holds all of them. */
 #define MATRIX_HIT_PAGE_SHARE 2u
 /* Timed laps of a warm chain: its per-element medians over this many laps
- * separate near from far lines (3 ignore one timer outlier; 8 shrink the
- * noise of a median by almost 3x). */
-#define MATRIX_LAPS 8u
+ * separate near from far lines (3 ignore one timer outlier; 16 shrink the
+ * noise of a median by about 4x, which an H100's 27-cycle gap between
+ * near and far needed: at 8 laps the classes overlapped). */
+#define MATRIX_LAPS 16u
 /* Cold loads gathered for a DRAM cell, and the most cold chains (each one
  * line further on) run to gather them. */
-#define MATRIX_DRAM_SAMPLES 1024u
-#define MATRIX_DRAM_CHAINS 16u
+#define MATRIX_DRAM_SAMPLES 4096u
+#define MATRIX_DRAM_CHAINS 32u
 /* Stride of the DRAM row's TLB-hit chain: whole L2 lines and DRAM bursts
  * apart, so every load misses (the dram probe's stride: L2 lines and fill
  * blocks of up to 2 KiB). */
@@ -61,10 +62,13 @@
  * known: above every page size the GPUs use (the TLB probe's big stride). */
 #define MATRIX_UNKNOWN_PAGE_STRIDE (4u << 20)
 /* The smallest page a GPU uses (4 KiB): bounds column 0's chain when a
- * first level was found but its page was not. */
+ * first level was found but nothing is known of its page (a bound or a
+ * range on the page gives its low end instead). */
 #define MATRIX_MIN_PAGE 4096u
 /* The cells are stated together: their intervals hold all of them at this
- * level (Bonferroni over the cells measured, as the L2 probe's classes). */
+ * level (Bonferroni over the 16 cells, as the L2 probe's near and far
+ * classes: a cell stated as a value is wrong about once in a thousand
+ * runs). */
 #define MATRIX_FAMILY_LEVEL 0.999
 /* An L2 of unknown partitioning is taken to be split this many ways (the
  * simulator's most partitions, as the TLB probe assumes). */
@@ -90,11 +94,11 @@ typedef struct {
     double conf[MATRIX_COLS - 1];   /* confidence of each level's entries */
     uint64_t bound;                 /* first level not found: more entries than this (0: none) */
     uint64_t page;                  /* page size, 0 = not measured */
+    uint64_t page_lo;               /* the least the page can be */
     uint32_t l1_line, l2_line;
     uint64_t l1_size, l2_usable;
     bool l1_caches;                 /* ld.global.ca hits in an L1 of known size */
     bool l2_unpartitioned;          /* the l2 probe found no partitions */
-    size_t cells;                   /* cells measured so far (Bonferroni) */
 } matrix_run;
 
 /* A cell's outcome: a latency finding, or why it cannot be measured. */
@@ -141,7 +145,6 @@ static mt_err cell_finding(mt_probe_ctx *c, matrix_run *m, const double *x, size
                            const char *note, mt_finding *f)
 {
     mt_median_interval ci;
-    m->cells++;
     mt_err err = mt_median_ci(x, n, mt_bonferroni_level(MATRIX_FAMILY_LEVEL, MATRIX_ROWS * MATRIX_COLS),
                               &ci);
     if (err != MT_OK)
@@ -170,8 +173,7 @@ static bool plan_chain(const mt_probe_ctx *c, const matrix_run *m, int row, int 
         /* Within half the first level's reach (the smallest page when the
          * page was not measured). */
         if (m->levels > 0) {
-            uint64_t page = m->page ? m->page : MATRIX_MIN_PAGE;
-            uint64_t reach = m->entries[0] / MATRIX_HIT_PAGE_SHARE * page;
+            uint64_t reach = m->entries[0] / MATRIX_HIT_PAGE_SHARE * m->page_lo;
             if (n > reach / *stride)
                 n = reach / *stride;
         }
@@ -420,6 +422,11 @@ static void read_inputs(mt_probe_ctx *c, matrix_run *m)
     }
     const mt_finding *page = mt_get(c, "tlb1", "page");
     m->page = page->kind == MT_FIND_VALUE ? (uint64_t)page->value : 0;
+    m->page_lo = m->page                                                            ? m->page
+                 : page->kind == MT_FIND_LOWER_BOUND || page->kind == MT_FIND_RANGE ? (uint64_t)page->lo
+                                                                                   : 0;
+    if (m->page_lo < MATRIX_MIN_PAGE)
+        m->page_lo = MATRIX_MIN_PAGE;
     const mt_cache_state *l1 = &c->cs[MT_CACHE_L1D], *l2 = &c->cs[MT_CACHE_L2];
     m->l1_line = l1->line ? l1->line : 128;
     m->l2_line = l2->line ? l2->line : 128;
