@@ -50,6 +50,12 @@
  * noise of a median by about 4x, which an H100's 27-cycle gap between
  * near and far needed: at 8 laps the classes overlapped). */
 #define MATRIX_LAPS 16u
+/* The L2 rows' laps come from this many runs of the chain (one batch,
+ * each after one more warm-up lap, so that each is its own experiment:
+ * fresh noise on the simulator, which repeats an experiment's noise, and
+ * on a GPU alike): four times the elements for the same laps, whose
+ * classes and their spreads are then better known than those of one run. */
+#define MATRIX_L2_RUNS 4u
 /* Cold loads gathered for a DRAM cell, and the most cold chains (each one
  * line further on) run to gather them. */
 #define MATRIX_DRAM_SAMPLES 4096u
@@ -167,7 +173,9 @@ static bool plan_chain(const mt_probe_ctx *c, const matrix_run *m, int row, int 
     uint64_t most = cached ? lines / MATRIX_RESIDENT_SHARE : c->dev.max_fine_loads;
     if (col == 0) {
         *stride = cached ? line : MATRIX_DRAM_STRIDE;
-        uint64_t n = cached ? c->dev.max_fine_loads / MATRIX_LAPS : c->dev.max_fine_loads;
+        uint64_t n = row == ROW_L1 ? c->dev.max_fine_loads / MATRIX_LAPS
+                     : cached      ? (uint64_t)c->dev.max_fine_loads * MATRIX_L2_RUNS / MATRIX_LAPS
+                                   : c->dev.max_fine_loads;
         if (n > most)
             n = most;
         /* Within half the first level's reach (the smallest page when the
@@ -255,41 +263,94 @@ static mt_err measure_l1(mt_probe_ctx *c, matrix_run *m, int col, uint32_t strid
     return err;
 }
 
-/* Per-element medians of a chain of `elements` whose fine samples x start
- * at element 0 (backend.h: measuring continues from element 0 after whole
- * warm-up laps): sample i is element i mod elements. */
-static double *element_medians(const double *x, size_t n, uint64_t elements, size_t *nv)
+/* Per-element medians: sample i is element el[i]; *nv = how many elements
+ * were timed (the first ones: a run times its chain from element 0). */
+static double *element_medians(const double *x, const uint32_t *el, size_t n, size_t *nv)
 {
-    *nv = n < elements ? n : (size_t)elements;
-    double *v = malloc((*nv ? *nv : 1) * sizeof *v);
-    double *one = malloc((n / (*nv ? *nv : 1) + 1) * sizeof *one);
-    if (!v || !one) {
+    size_t ne = 0;
+    for (size_t i = 0; i < n; i++)
+        if (el[i] >= ne)
+            ne = (size_t)el[i] + 1;
+    double *v = malloc((ne ? ne : 1) * sizeof *v);
+    size_t *count = calloc(ne ? ne : 1, sizeof *count), *at = calloc(ne + 1, sizeof *at);
+    double *by = malloc((n ? n : 1) * sizeof *by);
+    if (!v || !count || !at || !by) {
         free(v);
-        free(one);
-        return NULL;
+        v = NULL;
+        goto out;
     }
-    for (size_t k = 0; k < *nv; k++) {
-        size_t j = 0;
-        for (size_t i = k; i < n; i += *nv)
-            one[j++] = x[i];
-        v[k] = mt_median(one, j);
-    }
-    free(one);
+    for (size_t i = 0; i < n; i++)
+        count[el[i]]++;
+    for (size_t k = 0; k < ne; k++)
+        at[k + 1] = at[k] + count[k];
+    memset(count, 0, ne * sizeof *count);
+    for (size_t i = 0; i < n; i++)
+        by[at[el[i]] + count[el[i]]++] = x[i];
+    for (size_t k = 0; k < ne; k++)
+        v[k] = mt_median(by + at[k], count[k]);
+    *nv = ne;
+out:
+    free(count);
+    free(at);
+    free(by);
     return v;
+}
+
+/* The fine samples of `runs` runs of one chain of `elements` in one batch,
+ * each after one more warm-up lap: *x the samples, *el each one's element
+ * (measuring continues from element 0 after whole laps, backend.h). */
+static mt_err run_laps(mt_probe_ctx *c, mt_path p, uint32_t stride, uint64_t elements,
+                       uint32_t runs, double laps, double **x, uint32_t **el, size_t *n)
+{
+    mt_experiment e[MATRIX_L2_RUNS];
+    mt_result r[MATRIX_L2_RUNS];
+    uint32_t loads = mt_fine_loads(c, elements * stride, stride, laps);
+    for (uint32_t i = 0; i < runs; i++) {
+        e[i] = mt_exp_chase(p, elements * stride, stride, 1 + i, loads, MT_MODE_FINE);
+        e[i].sm = 0;
+    }
+    mt_err err = mt_run(c, e, runs, r);
+    if (err != MT_OK)
+        return err;
+    *x = malloc((size_t)runs * loads * sizeof **x);
+    *el = malloc((size_t)runs * loads * sizeof **el);
+    *n = 0;
+    for (uint32_t i = 0; i < runs && *x && *el; i++) {
+        size_t k;
+        double *y = mt_fine_samples(c, &r[i], 0, &k);
+        if (!y) {
+            free(*x);
+            *x = NULL;
+            break;
+        }
+        for (size_t j = 0; j < k; j++) {
+            (*x)[*n] = y[j];
+            (*el)[(*n)++] = (uint32_t)(j % elements);
+        }
+        free(y);
+    }
+    mt_results_free(r, runs);
+    if (!*x || !*el) {
+        free(*x);
+        free(*el);
+        *x = NULL;
+        *el = NULL;
+        return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory reading samples");
+    }
+    return MT_OK;
 }
 
 /* Rows L2 near and far from one warm ld.global.cg chain. */
 static mt_err measure_l2(mt_probe_ctx *c, matrix_run *m, int col, uint32_t stride, uint64_t n)
 {
-    uint32_t loads = mt_fine_loads(c, n * stride, stride, MATRIX_LAPS);
-    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, n * stride, stride, 1, loads, MT_MODE_FINE);
-    e.sm = 0;
     double *x = NULL, *v = NULL, *t = NULL, *lo = NULL, *hi = NULL;
-    size_t nx, nv;
-    mt_err err = mt_run_fine(c, &e, &x, &nx);
+    uint32_t *el = NULL;
+    size_t nx, nv = 0;
+    mt_err err = run_laps(c, MT_PATH_GLOBAL_CG, stride, n, MATRIX_L2_RUNS,
+                          (double)MATRIX_LAPS / MATRIX_L2_RUNS, &x, &el, &nx);
     if (err != MT_OK)
         return err;
-    v = element_medians(x, nx, n, &nv);
+    v = element_medians(x, el, nx, &nv);
     t = malloc((nv ? nv : 1) * sizeof *t);
     lo = malloc(nx * sizeof *lo);
     hi = malloc(nx * sizeof *hi);
@@ -315,9 +376,9 @@ static mt_err measure_l2(mt_probe_ctx *c, matrix_run *m, int col, uint32_t strid
         double hidden = mt_one_class_hidden_gap(v, nv);
         bool sure = m->l2_unpartitioned || hidden <= MT_LATENCY_MAX_HALF_WIDTH;
         snprintf(note, sizeof note,
-                 "median of %zu loads of a warm cg chain of %llu elements at %u B: one latency "
-                 "class%s",
-                 nx, (unsigned long long)n, stride,
+                 "median of %zu loads (%u runs) of a warm cg chain of %llu elements at %u B: one "
+                 "latency class%s",
+                 nx, MATRIX_L2_RUNS, (unsigned long long)n, stride,
                  sure ? "" : ", which may hide a far class: near and far cannot be told apart");
         if ((err = cell_finding(c, m, x, nx, (sure ? MT_CONF_NEAR_CLASS : MT_CONF_INCONSISTENT) * conf,
                                 note, &f)) != MT_OK)
@@ -330,7 +391,7 @@ static mt_err measure_l2(mt_probe_ctx *c, matrix_run *m, int col, uint32_t strid
     }
     size_t nl = 0, nh = 0;
     for (size_t i = 0; i < nx; i++) {
-        if (v[i % nv] > sp.threshold)
+        if (v[el[i]] > sp.threshold)
             hi[nh++] = x[i];
         else
             lo[nl++] = x[i];
@@ -355,6 +416,7 @@ static mt_err measure_l2(mt_probe_ctx *c, matrix_run *m, int col, uint32_t strid
     set_cell(c, ROW_L2_FAR, col, &f);
 out:
     free(x);
+    free(el);
     free(v);
     free(t);
     free(lo);
@@ -449,6 +511,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "matrix: the TLB-hit column spans the first level's entries / this pages");
     mt_note_threshold(c, "MATRIX_LAPS", MATRIX_LAPS,
                       "matrix: timed laps of a warm chain (per-element medians)");
+    mt_note_threshold(c, "MATRIX_L2_RUNS", MATRIX_L2_RUNS,
+                      "matrix: runs of an L2 row's chain pooled per element");
     mt_note_threshold(c, "MATRIX_DRAM_STRIDE", MATRIX_DRAM_STRIDE,
                       "matrix: stride (B) of the DRAM row's TLB-hit chain");
     mt_note_threshold(c, "MATRIX_DRAM_SAMPLES", MATRIX_DRAM_SAMPLES,
