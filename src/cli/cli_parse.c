@@ -68,6 +68,11 @@ void mt_cli_usage(FILE *f)
           "                        chains of one element per page up to tens of GB (about\n"
           "                        150 chases; well under a second on a GPU, its own row\n"
           "                        of the timings)\n"
+          "      --matrix          also measure the latency matrix (opt-in probe matrix,\n"
+          "                        runs the tlb probe too): a load's latency for data in\n"
+          "                        the L1, the L2's near and far partitions and DRAM, with\n"
+          "                        0 to 3 TLB levels missed; cells no chain can reach are\n"
+          "                        'not measurable' with the reason (its own timing row)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -98,7 +103,7 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -116,6 +121,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
         {"tlb", no_argument, 0, OPT_TLB},
+        {"matrix", no_argument, 0, OPT_MATRIX},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -161,6 +167,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_GEOMETRY: o->probes.geometry = true; break;
         case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
         case OPT_TLB: o->probes.tlb = true; break;
+        case OPT_MATRIX: o->probes.matrix = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

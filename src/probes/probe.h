@@ -128,6 +128,9 @@ typedef struct mt_probe_options {
     bool bandwidth;
     /* --tlb: run the opt-in TLB probe (probe_tlb.c). */
     bool tlb;
+    /* --matrix: run the opt-in latency matrix (probe_matrix.c; it runs the
+     * TLB probe too, whose levels it needs). */
+    bool matrix;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);
