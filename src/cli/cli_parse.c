@@ -96,7 +96,8 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB,
+       OPT_CLUSTER };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -114,6 +115,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
         {"tlb", no_argument, 0, OPT_TLB},
+        {"cluster", no_argument, 0, OPT_CLUSTER},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -159,6 +161,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_GEOMETRY: o->probes.geometry = true; break;
         case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
         case OPT_TLB: o->probes.tlb = true; break;
+        case OPT_CLUSTER: o->probes.cluster = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

@@ -128,6 +128,9 @@ typedef struct mt_probe_options {
     bool bandwidth;
     /* --tlb: run the opt-in TLB probe (probe_tlb.c). */
     bool tlb;
+    /* --cluster: run the opt-in probes of Hopper's clusters and bulk copy
+     * engine (probe_dsm.c, probe_tma.c). */
+    bool cluster;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);
