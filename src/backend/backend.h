@@ -181,8 +181,9 @@ typedef struct {
  *    thread 0 chases chain[0] (shared path) laid out in the shared memory of
  *    block `target_rank`, through cluster shared addresses (mapa,
  *    ld.shared::cluster): target_rank 0 is its own shared memory by the same
- *    instruction, the local reference.  Modes, warm-up and samples as for a
- *    chase (aggregate: the loop overhead is the chase's).
+ *    instruction, the local reference.  Aggregate mode and sequential order
+ *    only; warm-up laps and the sample as for a chase (the loop overhead is
+ *    the chase's, within a few cycles on a GPU).
  *  - stream: one cluster of `cluster_size` blocks of `threads` threads;
  *    block r reads the `bytes` of shared memory of block (r + target_rank)
  *    mod cluster_size (target_rank >= 1: always another block), 16 bytes a
@@ -194,8 +195,8 @@ typedef struct {
  *    are the copy's latency plus its bytes over the engine's rate.
  *  - plain_copy: the same bytes copied by the block's `threads` threads
  *    with 16-byte loads and stores, the block synchronised after each copy.
- * Shapes (mt_exp_cluster_* build them): chase: one shared chain within
- * smem_per_block, cluster_size 2..max_cluster_size, target_rank <
+ * Shapes (mt_exp_cluster_* build them): chase: one shared chain at offset
+ * 0 within smem_per_block, cluster_size 2..max_cluster_size, target_rank <
  * cluster_size.  stream: one shared chain of footprint = bytes (<=
  * smem_per_block, a multiple of 16) and stride 16, loads = repeats,
  * aggregate, no warm-up, cluster_size 2..max_cluster_size.  Copies: one cg

@@ -127,8 +127,11 @@ mt_err mt_check_cluster(const mt_experiment *e, const mt_device_info *dev, mt_er
     case MT_CLUSTER_CHASE:
         if ((err = check_size(k, dev, ei)))
             return err;
-        if (c->path != MT_PATH_SHARED || c->thread != 0)
-            return mt_fail(ei, MT_ERR_INVALID_ARG, "cluster chase runs on the shared path, thread 0");
+        if (c->path != MT_PATH_SHARED || c->thread != 0 || c->offset != 0 ||
+            e->mode != MT_MODE_AGGREGATE || e->order != MT_ORDER_SEQUENTIAL)
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "cluster chase: one sequential shared chain at offset 0, thread 0, "
+                           "aggregate mode");
         if (dev->smem_per_block && c->offset + c->footprint > dev->smem_per_block)
             return mt_fail(ei, MT_ERR_INVALID_ARG,
                            "cluster chase of %llu bytes exceeds the %u B one block may use",

@@ -26,24 +26,15 @@ static mt_err run_chase(const mt_sim_spec *s, const mt_experiment *e, mt_rng *rn
     int local = e->u.cluster.target_rank == 0;
     double lat = local ? s->shared.latency[0] : s->cluster.remote_latency;
     double noise = local ? s->shared.noise : s->cluster.remote_noise;
-    uint32_t n = e->mode == MT_MODE_FINE ? e->loads : 1;
-    out->cycles[0] = malloc((size_t)n * sizeof *out->cycles[0]);
+    out->cycles[0] = malloc(sizeof *out->cycles[0]);
     if (!out->cycles[0])
-        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", n);
-    out->n[0] = n;
-    if (e->mode == MT_MODE_AGGREGATE) {
-        /* The sum of the loads' Gaussian noise is one Gaussian. */
-        double total = e->loads * (lat + s->loop_overhead) +
-                       noise * sqrt((double)e->loads) * mt_rng_gauss(rng);
-        out->cycles[0][0] = sample_of(total);
-        return MT_OK;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        double x = lat + s->timer_overhead + noise * mt_rng_gauss(rng);
-        if (s->outlier_rate > 0 && mt_rng_uniform(rng) < s->outlier_rate)
-            x += s->outlier_cycles * (0.5 + mt_rng_uniform(rng));
-        out->cycles[0][i] = sample_of(x);
-    }
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a cluster chase");
+    out->n[0] = 1;
+    /* Aggregate (backend.h): the sum of the loads' Gaussian noise is one
+     * Gaussian. */
+    double total = e->loads * (lat + s->loop_overhead) +
+                   noise * sqrt((double)e->loads) * mt_rng_gauss(rng);
+    out->cycles[0][0] = sample_of(total);
     return MT_OK;
 }
 

@@ -17,7 +17,7 @@ double mt_sim_cluster_copy_cycles(const mt_sim_cluster_spec *k, mt_cluster_op op
 /* Runs one checked cluster experiment (spec with [cluster]):
  *  - chase: every load costs [shared]'s latency (target 0, the block's own
  *    shared memory) or remote_latency (another block's), with that one's
- *    noise, as a chase's fine or aggregate samples;
+ *    noise, as a chase's aggregate sample;
  *  - stream: each block reads bytes x repeats at link_bw;
  *  - copies: repeats x mt_sim_cluster_copy_cycles;
  * streams and copies add MT_SIM_STREAM_START_CYCLES and the stream
