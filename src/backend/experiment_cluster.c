@@ -28,6 +28,7 @@ mt_experiment mt_exp_cluster_chase(uint32_t cluster_size, uint32_t target_rank,
 {
     mt_experiment e = mt_exp_chase(MT_PATH_SHARED, footprint, stride, warmup_laps, loads, mode);
     e.kind = MT_KIND_CLUSTER;
+    e.scope = MT_SCOPE_GPU; /* its blocks occupy several SMs: nothing runs beside it */
     e.u.cluster.op = MT_CLUSTER_CHASE;
     e.u.cluster.cluster_size = cluster_size;
     e.u.cluster.target_rank = target_rank;
@@ -70,8 +71,6 @@ mt_experiment mt_exp_cluster_copy(mt_cluster_op op, uint32_t blocks, uint32_t th
 
 static mt_err check_size(const mt_cluster *k, const mt_device_info *dev, mt_errinfo *ei)
 {
-    if (dev->max_cluster_size < 2)
-        return mt_fail(ei, MT_ERR_UNSUPPORTED, "the device launches no thread-block clusters");
     if (k->cluster_size < 2 || k->cluster_size > (uint32_t)dev->max_cluster_size)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "cluster of %u blocks (2..%d on this device)",
                        k->cluster_size, dev->max_cluster_size);
@@ -116,6 +115,10 @@ mt_err mt_check_cluster(const mt_experiment *e, const mt_device_info *dev, mt_er
     const mt_cluster *k = &e->u.cluster;
     const mt_chain *c = &e->chain[0];
     mt_err err;
+    /* Every GPU with a bulk copy engine has clusters (both came with
+     * compute capability 9.0): without them, no op runs. */
+    if (dev->max_cluster_size < 2)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "the device launches no thread-block clusters");
     if (e->n_chains != 1)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "cluster experiment has %d chains; it needs 1",
                        e->n_chains);

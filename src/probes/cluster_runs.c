@@ -46,5 +46,7 @@ void mt_cluster_unsupported_reason(const mt_probe_ctx *c, int need_clusters, cha
                            "them, or a simulated device without a [cluster] section)",
                  c->dev.backend);
     else if (need_clusters && c->dev.max_cluster_size < 2)
-        snprintf(buf, cap, "the device launches no thread-block clusters");
+        snprintf(buf, cap, "the device states no thread-block clusters (max_cluster_size %d: "
+                           "a recording made before backend 2.3 does not say)",
+                 c->dev.max_cluster_size);
 }

@@ -13,8 +13,10 @@
 mt_err mt_cluster_per_repeat(mt_probe_ctx *c, const mt_experiment *e, size_t n, double *out);
 
 /* Why this device or backend runs no cluster experiments ("" when it
- * does): a backend without MT_KIND_CLUSTER, a compute capability before
- * 9.0 (Hopper), or (need_clusters) a device that launches no clusters. */
+ * does): a compute capability before 9.0 (Hopper), a backend without
+ * MT_KIND_CLUSTER, or (need_clusters) a device that states no clusters
+ * (max_cluster_size: every GPU of 9.0 and later has them, so a 0 there is
+ * a recording from before backend 2.3, which holds no such experiments). */
 void mt_cluster_unsupported_reason(const mt_probe_ctx *c, int need_clusters, char *buf,
                                    size_t cap);
 

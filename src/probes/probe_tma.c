@@ -125,7 +125,7 @@ static mt_err tma(mt_probe_ctx *c)
 {
     mt_mark_probed(c, "tma");
     char why[200];
-    mt_cluster_unsupported_reason(c, 0, why, sizeof why);
+    mt_cluster_unsupported_reason(c, 1, why, sizeof why);
     if (why[0]) {
         set_unsupported(c, why);
         return MT_OK;
