@@ -127,7 +127,7 @@ static mt_err dsm(mt_probe_ctx *c)
         return MT_OK;
     }
     note_thresholds(c);
-    mt_finding f = mt_find_value(c->dev.max_cluster_size, "blocks", MT_SRC_DRIVER,
+    mt_finding f = mt_find_value(c->dev.max_cluster_size, "count", MT_SRC_DRIVER,
                                  "device attributes", MT_CONF_DRIVER,
                                  "largest cluster the device launches (non-portable size "
                                  "attribute); %d portable",
