@@ -33,6 +33,9 @@ static int check_one(const char *path)
     opt.tlb = true;
     /* And the opt-in latency matrix: its cells are judged too. */
     opt.matrix = true;
+    /* And the opt-in cluster probes (a spec without [cluster] must say "not
+     * supported"). */
+    opt.cluster = true;
     if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {

@@ -249,10 +249,24 @@ static void test_other_kinds_hash_their_parameters(void **state)
     mt_experiment c = s;
     memset(&c.u, 0, sizeof c.u);
     c.kind = MT_KIND_CLUSTER;
-    c.u.cluster = (mt_cluster){4, 1};
+    c.u.cluster = (mt_cluster){.op = MT_CLUSTER_STREAM, .cluster_size = 4, .target_rank = 1,
+                               .threads = 64, .blocks = 1, .bytes = 1024, .repeats = 8};
     h = mt_experiment_hash(1, &c);
     t = c;
     t.u.cluster.target_rank = 2;
+    assert_int_not_equal(mt_experiment_hash(1, &t), h);
+    /* since 2.3: every parameter of a cluster experiment */
+    t = c;
+    t.u.cluster.op = MT_CLUSTER_CHASE;
+    assert_int_not_equal(mt_experiment_hash(1, &t), h);
+    t = c;
+    t.u.cluster.bytes = 2048;
+    assert_int_not_equal(mt_experiment_hash(1, &t), h);
+    t = c;
+    t.u.cluster.repeats = 9;
+    assert_int_not_equal(mt_experiment_hash(1, &t), h);
+    t = c;
+    t.u.cluster.threads = 128;
     assert_int_not_equal(mt_experiment_hash(1, &t), h);
 }
 
@@ -380,6 +394,69 @@ static void test_kind_checks(void **state)
     expect(&e, &d, MT_ERR_INVALID_ARG, "no loads");
 }
 
+/* Cluster experiments (since 2.3): their shapes against a device's
+ * cluster limits and compute capability. */
+static void test_cluster_checks(void **state)
+{
+    (void)state;
+    mt_device_info d = device();
+    d.cc_major = 9;
+    d.max_cluster_size = 16;
+    d.smem_per_block = 48 << 10;
+    d.max_threads_per_block = 1024;
+    mt_experiment e = mt_exp_cluster_chase(2, 1, 4096, 4, 1, 64, MT_MODE_AGGREGATE);
+    assert_int_equal(e.kind, MT_KIND_CLUSTER);
+    assert_int_equal(e.scope, MT_SCOPE_GPU);
+    expect(&e, &d, MT_OK, NULL);
+    e = mt_exp_cluster_chase(17, 1, 4096, 4, 1, 64, MT_MODE_AGGREGATE);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "2..16");
+    e = mt_exp_cluster_chase(4, 4, 4096, 4, 1, 64, MT_MODE_AGGREGATE);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "target block 4");
+    e = mt_exp_cluster_chase(2, 0, 4096, 4, 1, 64, MT_MODE_FINE);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "aggregate");
+    e = mt_exp_cluster_chase(2, 0, 64 << 10, 4, 1, 64, MT_MODE_AGGREGATE);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "one block may use");
+
+    e = mt_exp_cluster_stream(16, 1, 1024, 32 << 10, 8);
+    expect(&e, &d, MT_OK, NULL);
+    e = mt_exp_cluster_stream(2, 0, 1024, 32 << 10, 8);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "another block");
+    e = mt_exp_cluster_stream(2, 1, 1000, 32 << 10, 8);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "multiple of 32");
+    e = mt_exp_cluster_stream(2, 1, 1024, 1000, 8);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "multiple of 16");
+    e = mt_exp_cluster_stream(2, 1, 1024, 32 << 10, 8);
+    e.loads = 9;
+    expect(&e, &d, MT_ERR_INVALID_ARG, "loads = repeats");
+
+    e = mt_exp_cluster_copy(MT_CLUSTER_BULK_COPY, 132, 32, 32 << 10, 64);
+    expect(&e, &d, MT_ERR_INVALID_ARG, "cg path"); /* 132 blocks x 32 KiB: beyond the 1 MiB limit */
+    d.path_limit_bytes[MT_PATH_GLOBAL_CG] = 1 << 30;
+    expect(&e, &d, MT_OK, NULL);
+    e = mt_exp_cluster_copy(MT_CLUSTER_PLAIN_COPY, 1, 256, 1024, 64);
+    expect(&e, &d, MT_OK, NULL);
+    e.u.cluster.cluster_size = 2;
+    expect(&e, &d, MT_ERR_INVALID_ARG, "cluster size 1");
+
+    /* Before Hopper: no clusters, no bulk copies. */
+    d.cc_major = 8;
+    e = mt_exp_cluster_copy(MT_CLUSTER_BULK_COPY, 1, 32, 1024, 64);
+    expect(&e, &d, MT_ERR_UNSUPPORTED, "9.0");
+    e = mt_exp_cluster_chase(2, 1, 4096, 4, 1, 64, MT_MODE_AGGREGATE);
+    e.u.cluster.op = MT_CLUSTER_OP_COUNT;
+    expect(&e, &d, MT_ERR_INVALID_ARG, "unknown op");
+    d.max_cluster_size = 0;
+    expect(&e, &d, MT_ERR_UNSUPPORTED, "no thread-block clusters");
+
+    for (int op = 0; op < MT_CLUSTER_OP_COUNT; op++) {
+        mt_cluster_op back = MT_CLUSTER_OP_COUNT;
+        assert_int_equal(mt_cluster_op_from_name(mt_cluster_op_name((mt_cluster_op)op), &back), 0);
+        assert_int_equal(back, op);
+    }
+    assert_string_equal(mt_cluster_op_name(MT_CLUSTER_BULK_COPY), "bulk_copy");
+    assert_string_equal(mt_cluster_op_name(MT_CLUSTER_OP_COUNT), "?");
+}
+
 static void test_kind_names(void **state)
 {
     (void)state;
@@ -414,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_other_kinds_hash_their_parameters),
         cmocka_unit_test(test_sequence_checks),
         cmocka_unit_test(test_kind_checks),
+        cmocka_unit_test(test_cluster_checks),
         cmocka_unit_test(test_kind_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

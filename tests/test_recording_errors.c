@@ -327,8 +327,13 @@ static void test_bad_experiments(void **state)
     expect_fail(dir, "experiments.csv:5:", "unknown scope \"l2\"");
 
     copy_good(dir, sizeof dir);
+    replace(dir, "experiments.csv", ",sequence,", ",tensor,");
+    expect_fail(dir, "experiments.csv:6:", "unknown kind \"tensor\"");
+
+    /* A cluster row needs a cluster experiment's params (backend 2.3). */
+    copy_good(dir, sizeof dir);
     replace(dir, "experiments.csv", ",sequence,", ",cluster,");
-    expect_fail(dir, "experiments.csv:6:", "unknown kind \"cluster\"");
+    expect_fail(dir, "experiments.csv:6:", "for a cluster experiment");
 
     /* A stream row needs a stream's params (backend 2.2). */
     copy_good(dir, sizeof dir);

@@ -63,6 +63,16 @@ What is drawn, and the limits kept:
     4), at most 65536, miss penalties of 8 (the least) to 400 cycles,
     log-uniform, and about 1 in 10 up to 3000; global_mem then one of 8 to
     256 GiB (the sparse chains span up to all of it less a sixteenth).
+  * the [cluster] section (issue 10 parts 3-4), from an RNG of its own
+    (so the draws above stay what they were): in about half the specs,
+    which then say compute_capability 9.0 (the format's rule; no other
+    probe reads it), max_size 2..16, portable_size left out half the time
+    (the default) or 2..min(8, max_size), remote_latency log-uniform over
+    the format's 1..10^6 cycles, remote_noise left out a third of the time
+    or up to remote_latency / 8, link_bw log-uniform over 1..4096 B/clk,
+    tma_latency and copy_latency log-uniform over 1..4096 cycles, tma_bw
+    and copy_bw over 1..512 B/clk: the whole documented ranges.  The other
+    half stay at 8.0 without clusters ("not supported").
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -388,7 +398,30 @@ outlier_cycles = {R.randint(200, 10000)}
     if tlb_gib:
         out[0] = out[0].replace("global_mem = 8 GiB", f"global_mem = {tlb_gib} GiB")
         out.append(tlb_text)
+    cluster = _cluster(random.Random(f"issue10 cluster {seed}"))
+    if cluster:
+        out[0] = out[0].replace("compute_capability = 8.0", "compute_capability = 9.0")
+        out.append(cluster)
     return "\n".join(out)
+
+
+def _cluster(C):
+    """A [cluster] section (issue 10 parts 3-4) or "" (half the time)."""
+    if C.random() < 0.5:
+        return ""
+    size = C.randint(2, 16)
+    lines = ["[cluster]", f"max_size = {size}"]
+    if C.random() < 0.5:
+        lines.append(f"portable_size = {C.randint(2, min(8, size))}")
+    remote = round(_log_uniform(C, 1, 1e6), 2)
+    lines.append(f"remote_latency = {remote}")
+    if C.random() < 2 / 3:
+        lines.append(f"remote_noise = {round(C.uniform(0, remote / 8) * 0.999, 3)}")
+    lines.append(f"link_bw = {round(_log_uniform(C, 1, 4096), 3)}")
+    for name in ("tma", "copy"):
+        lines.append(f"{name}_latency = {round(_log_uniform(C, 1, 4096), 2)}")
+        lines.append(f"{name}_bw = {round(_log_uniform(C, 1, 512), 3)}")
+    return "\n".join(lines) + "\n"
 
 
 BW_SM = (1.0, 4096.0)     # docs/spec-format.md, [throughput]: per-SM figures

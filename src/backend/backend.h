@@ -1,4 +1,4 @@
-/* The backend interface, version 2.2: the only thing probes know about a GPU.
+/* The backend interface, version 2.3: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -174,13 +174,54 @@ typedef struct {
     uint32_t n_threads; /* 1..32 */
 } mt_banks;
 
-/* MT_KIND_CLUSTER (implemented by the bandwidth issue, Hopper and later):
- * a cluster of `cluster_size` blocks; block 0 chases chain[0] laid out in
- * the shared memory of block `target_rank` (distributed shared memory);
- * samples as for a chase. */
+/* MT_KIND_CLUSTER (since 2.3, MT_CAP_CLUSTER; Hopper and later, where the
+ * device's max_cluster_size >= 2): the thread-block cluster and the bulk
+ * copy engine (docs/method.md, "Clusters and TMA").
+ *  - chase: a cluster of `cluster_size` blocks (1 of them per SM); block 0's
+ *    thread 0 chases chain[0] (shared path) laid out in the shared memory of
+ *    block `target_rank`, through cluster shared addresses (mapa,
+ *    ld.shared::cluster): target_rank 0 is its own shared memory by the same
+ *    instruction, the local reference.  Aggregate mode and sequential order
+ *    only; warm-up laps and the sample as for a chase (the loop overhead is
+ *    the chase's, within a few cycles on a GPU).
+ *  - stream: one cluster of `cluster_size` blocks of `threads` threads;
+ *    block r reads the `bytes` of shared memory of block (r + target_rank)
+ *    mod cluster_size (target_rank >= 1: always another block), 16 bytes a
+ *    thread and access, `repeats` times over.
+ *  - bulk_copy (TMA): `blocks` blocks (one per SM); in each, one thread
+ *    copies `bytes` of global memory (its block's own share of chain[0],
+ *    path cg) into shared memory with one cp.async.bulk and waits for its
+ *    mbarrier, `repeats` times: one copy in flight, so cycles per repeat
+ *    are the copy's latency plus its bytes over the engine's rate.
+ *  - plain_copy: the same bytes copied by the block's `threads` threads
+ *    with 16-byte loads and stores, the block synchronised after each copy.
+ * Shapes (mt_exp_cluster_* build them): chase: one shared chain at offset
+ * 0 within smem_per_block, cluster_size 2..max_cluster_size, target_rank <
+ * cluster_size.  stream: one shared chain of footprint = bytes (<=
+ * smem_per_block, a multiple of 16) and stride 16, loads = repeats,
+ * aggregate, no warm-up, cluster_size 2..max_cluster_size.  Copies: one cg
+ * chain of footprint blocks x bytes and stride 16, bytes a multiple of 16
+ * up to smem_per_block, loads = repeats, aggregate, no warm-up,
+ * cluster_size 1.  Result of a stream or copy: one chain of two samples as
+ * for MT_KIND_STREAM (slowest block's SM cycles, the launch's ns). */
+typedef enum {
+    MT_CLUSTER_CHASE = 0,
+    MT_CLUSTER_STREAM,
+    MT_CLUSTER_BULK_COPY,
+    MT_CLUSTER_PLAIN_COPY,
+    MT_CLUSTER_OP_COUNT
+} mt_cluster_op;
+/* The largest cluster any CUDA GPU launches (16, with the non-portable
+ * cluster size attribute; 8 without). */
+#define MT_CLUSTER_MAX_SIZE 16u
 typedef struct {
-    uint32_t cluster_size; /* 2..16 */
+    mt_cluster_op op;
+    uint32_t cluster_size;
     uint32_t target_rank;
+    uint32_t threads;  /* stream, copies: threads per block, a multiple of 32 */
+    uint32_t blocks;   /* copies: blocks; chase, stream: 1 (one cluster) */
+    uint64_t bytes;    /* stream: bytes each block reads; copies: bytes of one copy */
+    uint32_t repeats;  /* stream, copies */
 } mt_cluster;
 
 /* MT_KIND_CLOCK: one thread spins for `ns` nanoseconds of the GPU's global
@@ -276,6 +317,20 @@ mt_experiment mt_exp_stream(mt_stream_op op, mt_path p, uint32_t blocks, uint32_
 mt_experiment mt_exp_banks(uint32_t word_bytes, const uint32_t *word_index, uint32_t n_threads,
                            uint32_t loads);
 mt_experiment mt_exp_clock(uint32_t ns, int sm);
+/* Cluster experiments (MT_KIND_CLUSTER), of the shapes backend.h gives:
+ * a chase of block 0 through block target_rank's shared memory; a stream
+ * of every block of one cluster through its neighbour's (target_rank
+ * further on); a copy (bulk or plain) of `bytes` per block, `blocks` blocks. */
+mt_experiment mt_exp_cluster_chase(uint32_t cluster_size, uint32_t target_rank,
+                                   uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
+                                   uint32_t loads, mt_mode mode);
+mt_experiment mt_exp_cluster_stream(uint32_t cluster_size, uint32_t target_rank, uint32_t threads,
+                                    uint64_t bytes, uint32_t repeats);
+mt_experiment mt_exp_cluster_copy(mt_cluster_op op, uint32_t blocks, uint32_t threads,
+                                  uint64_t bytes, uint32_t repeats);
+/* "chase", "stream", "bulk_copy", "plain_copy" ("?" otherwise). */
+const char *mt_cluster_op_name(mt_cluster_op op);
+int mt_cluster_op_from_name(const char *s, mt_cluster_op *out); /* 0 ok, -1 unknown */
 
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
@@ -297,7 +352,11 @@ typedef struct mt_backend mt_backend;
  * carveout_smem_options); 2 = stream experiments (mt_stream.in_flight,
  * the chase op, MT_CAP_STREAM_CHASE) and MT_KIND_BANKS implemented (sim,
  * cuda, record, replay). */
-#define MT_BACKEND_API_MINOR 2
+/* 3 = MT_KIND_CLUSTER implemented (sim with a [cluster] section, cuda on
+ * Hopper and later, record, replay; mt_cluster's op, threads, blocks,
+ * bytes, repeats) and the device's max_cluster_size /
+ * max_cluster_size_portable. */
+#define MT_BACKEND_API_MINOR 3
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

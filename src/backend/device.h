@@ -69,6 +69,12 @@ typedef struct {
      * beyond path_limit_bytes (the TLB probe's sweeps, issue 9).  0 or
      * below the path limit: the path limit holds for these chains too. */
     uint64_t sparse_limit_bytes;
+    /* Thread-block clusters (backend 2.3, Hopper and later): the largest
+     * cluster the device launches (with the non-portable size attribute
+     * where it allows more) and the largest portable one; 0 = no clusters
+     * (before Hopper, or a backend that does not say). */
+    int max_cluster_size;
+    int max_cluster_size_portable;
 } mt_device_info;
 
 /* Stride from which a chain is sparse (sparse_limit_bytes): 64 KiB, the

@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "chain.h"
+#include "experiment_cluster.h"
 #include "../core/rng.h"
 
 mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
@@ -293,10 +294,11 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
             return err;
         break;
     case MT_KIND_CLUSTER:
-        /* Defined in backend.h, implemented by later issues: whoever
-         * implements one adds its checks here. */
-        return mt_fail(ei, MT_ERR_UNSUPPORTED, "%s experiments are not implemented yet",
-                       mt_kind_name(e->kind));
+        if ((err = mt_check_cluster(e, dev, ei)))
+            return err;
+        if (e->u.cluster.op != MT_CLUSTER_CHASE)
+            return MT_OK; /* streams and copies: their own limits, checked */
+        break;
     default:
         return mt_fail(ei, MT_ERR_INVALID_ARG, "unknown experiment kind %d", (int)e->kind);
     }
@@ -389,8 +391,13 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, e->u.clock.ns);
         break;
     case MT_KIND_CLUSTER:
+        h = mt_hash_mix(h, (uint64_t)e->u.cluster.op);
         h = mt_hash_mix(h, e->u.cluster.cluster_size);
         h = mt_hash_mix(h, e->u.cluster.target_rank);
+        h = mt_hash_mix(h, e->u.cluster.threads);
+        h = mt_hash_mix(h, e->u.cluster.blocks);
+        h = mt_hash_mix(h, e->u.cluster.bytes);
+        h = mt_hash_mix(h, e->u.cluster.repeats);
         break;
     default:
         break;

@@ -73,6 +73,13 @@ void mt_cli_usage(FILE *f)
           "                        the L1, the L2's near and far partitions and DRAM, with\n"
           "                        0 to 3 TLB levels missed; cells no chain can reach are\n"
           "                        'not measurable' with the reason (its own timing row)\n"
+          "      --cluster         also measure Hopper's thread-block clusters and bulk copy\n"
+          "                        engine (opt-in probes dsm and tma): latency by cluster\n"
+          "                        size and bandwidth of another block's shared memory,\n"
+          "                        TMA copy latency and rate against plain loads and\n"
+          "                        stores (\"not supported\" before compute capability\n"
+          "                        9.0; about 0.05 s on an H100, their own rows of the\n"
+          "                        timings)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -103,7 +110,8 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX,
+       OPT_CLUSTER };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -122,6 +130,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"html", required_argument, 0, OPT_HTML},
         {"tlb", no_argument, 0, OPT_TLB},
         {"matrix", no_argument, 0, OPT_MATRIX},
+        {"cluster", no_argument, 0, OPT_CLUSTER},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -168,6 +177,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
         case OPT_TLB: o->probes.tlb = true; break;
         case OPT_MATRIX: o->probes.matrix = true; break;
+        case OPT_CLUSTER: o->probes.cluster = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

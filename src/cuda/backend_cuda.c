@@ -163,6 +163,9 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
         } else if (exps[i].kind == MT_KIND_STREAM) {
             if ((rc = mtc_run_stream(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
+        } else if (exps[i].kind == MT_KIND_CLUSTER) {
+            if ((rc = mtc_run_cluster(im, &exps[i], &out[i], ei)) != MT_OK)
+                goto out;
         } else {
             pending[npend++] = i;
         }
@@ -202,7 +205,7 @@ static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -119,6 +119,10 @@ mt_err mtc_run_banks(cuda_impl *im, const mt_experiment *exps, const size_t *whi
 mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* stream.c: runs one MT_KIND_STREAM experiment (a launch of its own). */
 mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+/* cluster.c: runs one MT_KIND_CLUSTER experiment (a launch of its own),
+ * and states the device's cluster limits (0 before compute capability 9.0). */
+mt_err mtc_run_cluster(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+mt_err mtc_cluster_limits(mt_device_info *d, mt_errinfo *ei);
 /* launch.c: runs one launch group; claimed[k] is set for the group's k-th
  * experiment when a block ran it, and its result is then in out. */
 mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *g,

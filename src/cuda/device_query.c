@@ -112,6 +112,7 @@ mt_err mtc_query_device(cuda_impl *im, mt_errinfo *ei)
     d->max_threads_per_experiment = cfg->max_threads_per_experiment;
     d->concurrent_experiments = d->sm_count; /* SM-scope: one per SM per launch */
     d->max_sequence = cfg->max_sequence;
+    rc = mtc_cluster_limits(d, ei);
 out:
     return rc;
 }

@@ -131,6 +131,9 @@ typedef struct mt_probe_options {
     /* --matrix: run the opt-in latency matrix (probe_matrix.c; it runs the
      * TLB probe too, whose levels it needs). */
     bool matrix;
+    /* --cluster: run the opt-in probes of Hopper's clusters and bulk copy
+     * engine (probe_dsm.c, probe_tma.c). */
+    bool cluster;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

@@ -77,6 +77,13 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
              memcmp(x->word_index, y->word_index, x->n_threads * sizeof *x->word_index)))
             return 0;
     }
+    if (a->kind == MT_KIND_CLUSTER) {
+        const mt_cluster *x = &a->u.cluster, *y = &b->u.cluster;
+        if (x->op != y->op || x->cluster_size != y->cluster_size ||
+            x->target_rank != y->target_rank || x->threads != y->threads ||
+            x->blocks != y->blocks || x->bytes != y->bytes || x->repeats != y->repeats)
+            return 0;
+    }
     for (int c = 0; c < a->n_chains && c < MT_MAX_CHAINS; c++) {
         const mt_chain *x = &a->chain[c], *y = &b->chain[c];
         if (x->thread != y->thread || x->path != y->path || x->footprint != y->footprint ||
@@ -120,6 +127,11 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
             (unsigned long long)e->u.stream.bytes, e->u.stream.repeats);
     if (e->kind == MT_KIND_BANKS)
         PUT(" banks word_bytes=%u threads=%u", e->u.banks.word_bytes, e->u.banks.n_threads);
+    if (e->kind == MT_KIND_CLUSTER)
+        PUT(" cluster op=%s size=%u target=%u threads=%u blocks=%u bytes=%llu repeats=%u",
+            mt_cluster_op_name(e->u.cluster.op), e->u.cluster.cluster_size,
+            e->u.cluster.target_rank, e->u.cluster.threads, e->u.cluster.blocks,
+            (unsigned long long)e->u.cluster.bytes, e->u.cluster.repeats);
     if (e->set_carveout)
         PUT(" carveout=%d%%", e->carveout_percent);
 #undef PUT
@@ -329,9 +341,9 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     }
     /* The keys of each kind, all required, in any order; then the
      * optional carveout. */
-    uint32_t carveout = 0, op = 0;
-    const char *keys[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    uint32_t *dst[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    uint32_t carveout = 0, op = 0, bytes = 0;
+    const char *keys[8] = {NULL};
+    uint32_t *dst[8] = {NULL};
     const char *expect = "";
     size_t nkeys = 0;
     if (x->kind == MT_KIND_SEQUENCE) {
@@ -347,9 +359,17 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
         dst[0] = &op, dst[1] = &x->u.stream.blocks, dst[2] = &x->u.stream.threads;
         dst[3] = &x->u.stream.vector_bytes, dst[4] = &x->u.stream.in_flight;
         nkeys = 5, expect = "\"op=O blocks=B threads=T vec=V in_flight=U\" for a stream";
+    } else if (x->kind == MT_KIND_CLUSTER) {
+        keys[0] = "op", keys[1] = "size", keys[2] = "target", keys[3] = "threads";
+        keys[4] = "blocks", keys[5] = "bytes", keys[6] = "repeats";
+        dst[0] = &op, dst[1] = &x->u.cluster.cluster_size, dst[2] = &x->u.cluster.target_rank;
+        dst[3] = &x->u.cluster.threads, dst[4] = &x->u.cluster.blocks, dst[5] = &bytes;
+        dst[6] = &x->u.cluster.repeats;
+        nkeys = 7, expect = "\"op=O size=S target=T threads=N blocks=B bytes=Y repeats=R\" for a "
+                            "cluster experiment";
     }
     keys[nkeys] = "carveout", dst[nkeys] = &carveout;
-    int seen[6] = {0, 0, 0, 0, 0, 0};
+    int seen[8] = {0};
     const char *p = s;
     while (*p) {
         const char *tok = p, *end = strchr(p, ' ');
@@ -393,6 +413,13 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             return mt_csv_fail(c, ei, "params \"%s\": op %u is not a stream op (0..%d)", s, op,
                                (int)MT_STREAM_CHASE);
         x->u.stream.op = (mt_stream_op)op;
+    }
+    if (x->kind == MT_KIND_CLUSTER) {
+        if (op >= MT_CLUSTER_OP_COUNT)
+            return mt_csv_fail(c, ei, "params \"%s\": op %u is not a cluster op (0..%d)", s, op,
+                               (int)MT_CLUSTER_OP_COUNT - 1);
+        x->u.cluster.op = (mt_cluster_op)op;
+        x->u.cluster.bytes = bytes;
     }
     return MT_OK;
 }
@@ -473,7 +500,7 @@ static mt_err parse_row(const mt_csv *c, int version, uint64_t *id, int64_t *bat
         return MT_OK;
     mt_exp_kind kind;
     if (mt_kind_from_name(c->field[C_KIND], &kind) != 0 || !mt_recording_stores_kind(kind))
-        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream)", c->field[C_KIND]);
+        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster)", c->field[C_KIND]);
     x->kind = kind;
     if ((e = parse_params(c, x, ei)))
         return e;
@@ -652,6 +679,8 @@ static uint32_t expected_samples(const mt_experiment *x)
 {
     if (x->kind == MT_KIND_STREAM) /* cycles of the slowest block, ns of the launch */
         return 2;
+    if (x->kind == MT_KIND_CLUSTER) /* a chase's total; a stream's or copy's as a stream's */
+        return x->u.cluster.op == MT_CLUSTER_CHASE ? 1 : 2;
     return x->mode == MT_MODE_FINE ? x->loads : 1;
 }
 
@@ -882,7 +911,7 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

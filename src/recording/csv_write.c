@@ -13,7 +13,7 @@
 int mt_recording_stores_kind(mt_exp_kind k)
 {
     return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
-           k == MT_KIND_STREAM || k == MT_KIND_BANKS;
+           k == MT_KIND_STREAM || k == MT_KIND_BANKS || k == MT_KIND_CLUSTER;
 }
 
 const char *mt_order_name(mt_order o)
@@ -123,6 +123,13 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
                      x->u.stream.vector_bytes, x->u.stream.in_flight);
         else if (x->kind == MT_KIND_BANKS)
             mt_banks_params_format(&x->u.banks, params, sizeof params);
+        else if (x->kind == MT_KIND_CLUSTER) /* since backend 2.3 */
+            snprintf(params, sizeof params,
+                     "op=%d size=%" PRIu32 " target=%" PRIu32 " threads=%" PRIu32
+                     " blocks=%" PRIu32 " bytes=%" PRIu64 " repeats=%" PRIu32,
+                     (int)x->u.cluster.op, x->u.cluster.cluster_size, x->u.cluster.target_rank,
+                     x->u.cluster.threads, x->u.cluster.blocks, x->u.cluster.bytes,
+                     x->u.cluster.repeats);
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);

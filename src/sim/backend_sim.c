@@ -3,12 +3,14 @@
  * each experiment on the cache model (engine.c), one at a time with cold
  * caches, so an experiment's scope changes nothing here.  Kinds: the chase,
  * the explicit sequence, the clock and, with a [throughput] section,
- * streams (stream_model.c). */
+ * streams (stream_model.c), with a [cluster] section cluster experiments
+ * (cluster_model.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "cluster_model.h"
 #include "engine.h"
 #include "sim.h"
 #include "spec.h"
@@ -19,6 +21,7 @@ typedef struct {
     mt_device_info info;
     mt_sim_engine *eng;
     int batches; /* run so far, for the fail_after_batches test hook */
+    mt_backend_ops ops; /* one of the tables below, with the spec's optional kinds */
 } sim_impl;
 
 static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
@@ -62,6 +65,9 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         if (exps[i].kind == MT_KIND_STREAM) {
             mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
             err = mt_sim_stream_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+        } else if (exps[i].kind == MT_KIND_CLUSTER) {
+            mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
+            err = mt_sim_cluster_run(&s->spec, &exps[i], &rng, &out[i], &sub);
         } else {
             err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
         }
@@ -124,7 +130,11 @@ mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_er
         free(s);
         return err;
     }
-    b->ops = s->spec.tp.present ? &sim_ops_stream : &sim_ops;
+    s->ops = s->spec.tp.present ? sim_ops_stream : sim_ops;
+    /* A spec with a [cluster] section also runs cluster experiments. */
+    if (s->spec.cluster.present)
+        s->ops.caps |= MT_CAP_CLUSTER;
+    b->ops = &s->ops;
     b->impl = s;
     *out = b;
     return MT_OK;
@@ -174,7 +184,9 @@ const mt_backend_entry mt_backend_entry_sim = { "sim", "a simulated GPU from a p
 
 const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b)
 {
-    if (!b || (b->ops != &sim_ops && b->ops != &sim_ops_stream))
+    /* A sim backend's table is its own copy (sim_impl.ops): known by its
+     * run_batch. */
+    if (!b || !b->ops || b->ops->run_batch != sim_run_batch)
         return NULL;
     return &((const sim_impl *)b->impl)->spec;
 }

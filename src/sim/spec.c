@@ -394,6 +394,7 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
             break;
         case SEC_TENANT: err = mt_sp_read_tenant(&c, s, &o->tenant); break;
         case SEC_THROUGHPUT: break; /* needs every cache: read after the cross checks */
+        case SEC_CLUSTER: break;    /* checked against [device] and [shared]: read after them */
         case SEC_TLB: err = mt_sp_read_tlb(&c, s, &o->tlb[o->n_tlbs++]); break;
         }
     }
@@ -402,6 +403,8 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
     for (int i = 0; !err && i < c.n_sec; i++)
         if (c.sec[i].kind == SEC_THROUGHPUT)
             err = mt_sp_read_throughput(&c, &c.sec[i], o);
+        else if (c.sec[i].kind == SEC_CLUSTER)
+            err = mt_sp_read_cluster(&c, &c.sec[i], o);
     if (!err)
         err = mt_sp_check_geometry(&c, o);
     if (!err)

@@ -164,6 +164,24 @@ typedef struct {
     uint32_t mshr;              /* outstanding L2 requests (sectors) per SM */
 } mt_sim_throughput_spec;
 
+/* [cluster] (docs/spec-format.md, "Clusters and TMA"): thread-block
+ * clusters and the bulk copy engine of Hopper and later (compute
+ * capability 9.0 or more), what MT_KIND_CLUSTER experiments see. */
+#define MT_SIM_MAX_CLUSTER_PORTABLE 8u /* CUDA's portable cluster size limit */
+#define MT_SIM_MIN_CLUSTER_SMEM (32u << 10) /* smem_per_block with [cluster]: the copies' 32 KiB */
+#define MT_SIM_MAX_COPY_BW 512.0       /* B/clk per SM of a copy engine or a block's copy */
+#define MT_SIM_MAX_COPY_LATENCY 4096.0 /* cycles of one copy's fixed cost */
+typedef struct {
+    int present;             /* a [cluster] section was given */
+    uint32_t max_size;       /* largest cluster launched (non-portable attribute) */
+    uint32_t portable_size;  /* largest portable cluster */
+    double remote_latency;   /* cycles of a load from another block's shared memory */
+    double remote_noise;     /* its Gaussian stddev */
+    double link_bw;          /* B/clk per SM reading another block's shared memory */
+    double tma_latency, tma_bw;   /* one bulk copy: fixed cycles, B/clk per SM */
+    double copy_latency, copy_bw; /* the same copy by a block's loads and stores */
+} mt_sim_cluster_spec;
+
 typedef struct {
     /* [device] */
     char name[128];
@@ -202,6 +220,7 @@ typedef struct {
     mt_sim_bank_spec banks; /* [shared] banks, bank_width, conflict_cycles, broadcast */
     mt_sim_tenant_spec tenant; /* [tenant], optional */
     mt_sim_throughput_spec tp; /* [throughput], optional */
+    mt_sim_cluster_spec cluster; /* [cluster], optional */
     char source[256];       /* file name used in messages */
     /* [tlb NAME] sections in file order (level 1 first); none: translation
      * is free, as before TLBs were modelled. */

@@ -9,11 +9,12 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + 5)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + 6)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
-typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB } sec_kind;
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB,
+               SEC_CLUSTER } sec_kind;
 
 typedef struct {
     char key[32];
@@ -104,5 +105,10 @@ int mt_sp_throughput_key_known(const char *key);
 mt_err mt_sp_read_tlb(pctx *c, const section *s, mt_sim_tlb_spec *t);
 mt_err mt_sp_check_tlbs(pctx *c, const mt_sim_spec *o);
 extern const char *const mt_sp_tlb_keys[];
+/* [cluster] (spec_cluster.c): read after [device] and [shared], whose
+ * compute capability, shared memory per block and latency it is checked
+ * against. */
+mt_err mt_sp_read_cluster(pctx *c, const section *s, mt_sim_spec *o);
+extern const char *const mt_sp_cluster_keys[];
 
 #endif

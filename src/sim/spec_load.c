@@ -161,6 +161,8 @@ void mt_sim_spec_device_info(const mt_sim_spec *s, mt_device_info *d)
      * size batches for the sim as for real hardware. */
     d->concurrent_experiments = s->sm_count;
     d->max_sequence = MT_SIM_MAX_SEQUENCE;
+    d->max_cluster_size = s->cluster.present ? (int)s->cluster.max_size : 0;
+    d->max_cluster_size_portable = s->cluster.present ? (int)s->cluster.portable_size : 0;
     /* The sim knows who else runs on it: its [tenant]'s processes. */
     d->other_processes = s->tenant.n_pids;
     d->other_busy = 0; /* before any batch; backend_sim.c updates it per batch */

@@ -40,6 +40,7 @@ const char *mt_sp_title(const section *s, char *buf, size_t cap)
     case SEC_TENANT: snprintf(buf, cap, "[tenant]"); break;
     case SEC_THROUGHPUT: snprintf(buf, cap, "[throughput]"); break;
     case SEC_TLB: snprintf(buf, cap, "[tlb %s]", s->name); break;
+    case SEC_CLUSTER: snprintf(buf, cap, "[cluster]"); break;
     }
     return buf;
 }
@@ -65,6 +66,7 @@ static int key_known(sec_kind k, const char *key)
                               : k == SEC_DRAM  ? dram_keys
                               : k == SEC_TENANT ? mt_sp_tenant_keys
                               : k == SEC_TLB ? mt_sp_tlb_keys
+                              : k == SEC_CLUSTER ? mt_sp_cluster_keys
                                                : shared_keys;
     char base[32];
     snprintf(base, sizeof base, "%s", key);
@@ -74,7 +76,7 @@ static int key_known(sec_kind k, const char *key)
         const char *suffix = dot + 1;
         int ok_base = strcmp(base, "latency") == 0 ||
                       (k == SEC_CACHE && strcmp(base, "far_latency") == 0);
-        if (!ok_base || k == SEC_SHARED || k == SEC_TENANT || k == SEC_TLB)
+        if (!ok_base || k == SEC_SHARED || k == SEC_TENANT || k == SEC_TLB || k == SEC_CLUSTER)
             return 0;
         int ok_suffix = 0;
         for (int p = 0; p < MT_SIM_LP_COUNT; p++)
@@ -138,10 +140,12 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         s.kind = SEC_TENANT;
     } else if (strcmp(tok1, "throughput") == 0) {
         s.kind = SEC_THROUGHPUT;
+    } else if (strcmp(tok1, "cluster") == 0) {
+        s.kind = SEC_CLUSTER;
     } else {
         return mt_sp_err(c, line,
                     "unknown section [%s] (expected [device], [cache NAME], [tlb NAME], [dram], "
-                    "[shared], [tenant] or [throughput])",
+                    "[shared], [tenant], [throughput] or [cluster])",
                     tok1);
     }
     for (int i = 0; i < c->n_sec; i++) {

@@ -67,6 +67,9 @@ static const field fields[] = {
     {"other_busy", F_INT, offsetof(mt_device_info, other_busy), 0, OPT_UNKNOWN},
     /* Since the TLB probe (issue 9): absent reads as 0 (the path limits hold). */
     FLO("sparse_limit_bytes", sparse_limit_bytes),
+    /* Since backend 2.3 (clusters): absent reads as 0 (no clusters). */
+    FIO("max_cluster_size", max_cluster_size),
+    FIO("max_cluster_size_portable", max_cluster_size_portable),
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 #define PATH_LIMITS_KEY "path_limit_bytes"

@@ -383,7 +383,8 @@ json_t *mt_topology_to_json(const mt_topology *t)
 /* ====================================================================== */
 
 /* Units the schema allows (schema/memtopo-report.schema.json, $defs.unit). */
-static const char *const units[] = {"", "B", "cycles", "count", "bool", "MHz", "B/B"};
+/* B/clk/SM: bytes per SM cycle (the cluster probes, the bandwidth probe). */
+static const char *const units[] = {"", "B", "cycles", "count", "bool", "MHz", "B/B", "B/clk/SM"};
 
 /* Reading state: where messages start ("report", or the file's path). */
 typedef struct {
