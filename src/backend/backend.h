@@ -1,4 +1,4 @@
-/* The backend interface, version 2.2: the only thing probes know about a GPU.
+/* The backend interface, version 2.3: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -79,6 +79,7 @@ typedef enum {
     MT_KIND_BANKS,     /* one warp's shared-memory access pattern (bank conflicts) */
     MT_KIND_CLUSTER,   /* blocks of one thread-block cluster reading each other's shared memory */
     MT_KIND_CLOCK,     /* the SM clock in effect: clock cycles against the global ns timer */
+    MT_KIND_ICACHE,    /* straight-line code of a given size, run warm: the instruction caches */
     MT_KIND_COUNT
 } mt_exp_kind;
 
@@ -89,6 +90,7 @@ typedef enum {
 #define MT_CAP_BANKS    (1u << MT_KIND_BANKS)
 #define MT_CAP_CLUSTER  (1u << MT_KIND_CLUSTER)
 #define MT_CAP_CLOCK    (1u << MT_KIND_CLOCK)
+#define MT_CAP_ICACHE   (1u << MT_KIND_ICACHE) /* since 2.3 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -199,6 +201,27 @@ typedef struct {
     uint32_t ns;
 } mt_clock;
 
+/* MT_KIND_ICACHE (since 2.3, MT_CAP_ICACHE; docs/method.md, "Instruction
+ * caches"): one warp runs a block of `code_bytes` of straight-line code
+ * (code_bytes / MT_ICACHE_INSTRUCTION_BYTES independent integer
+ * instructions, no branch inside it) warmup_laps times untimed, then
+ * `loads` times timed; one sample per timed lap: the cycles of the whole
+ * block, with the fine timer overhead included as in a chase's fine
+ * samples.  The backend owns the code (the cuda backend generates PTX for
+ * the size and has the driver compile it).  Shape (mt_exp_icache builds
+ * it): one chain on the `none` path (never loaded), fine mode, any SM
+ * (sm = -1: the code is the same on every SM), 1 <=
+ * warmup_laps <= MT_ICACHE_MAX_WARMUP, 1 <= loads <= MT_ICACHE_MAX_LAPS, code_bytes a multiple of
+ * MT_ICACHE_INSTRUCTION_BYTES within MT_ICACHE_MIN_BYTES..MAX_BYTES. */
+#define MT_ICACHE_INSTRUCTION_BYTES 16u /* one SASS instruction since Volta */
+#define MT_ICACHE_MIN_BYTES 1024u
+#define MT_ICACHE_MAX_BYTES (1u << 20)
+#define MT_ICACHE_MAX_WARMUP 4u
+#define MT_ICACHE_MAX_LAPS 64u /* timed laps (samples) of one experiment */
+typedef struct {
+    uint32_t code_bytes;
+} mt_icache;
+
 typedef struct {
     mt_exp_kind kind;
     mt_chain chain[MT_MAX_CHAINS];
@@ -226,6 +249,7 @@ typedef struct {
         mt_banks banks;
         mt_cluster cluster;
         mt_clock clock;
+        mt_icache icache;
     } u;
 } mt_experiment;
 
@@ -276,6 +300,9 @@ mt_experiment mt_exp_stream(mt_stream_op op, mt_path p, uint32_t blocks, uint32_
 mt_experiment mt_exp_banks(uint32_t word_bytes, const uint32_t *word_index, uint32_t n_threads,
                            uint32_t loads);
 mt_experiment mt_exp_clock(uint32_t ns, int sm);
+/* An icache experiment (MT_KIND_ICACHE): code_bytes of straight-line code,
+ * one warm lap, `laps` timed laps (fine samples), on any SM. */
+mt_experiment mt_exp_icache(uint32_t code_bytes, uint32_t laps);
 
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
@@ -293,8 +320,9 @@ typedef struct mt_backend mt_backend;
  * (MT_CAP_CARVEOUT, mt_experiment.set_carveout, the device's
  * carveout_smem_options); 2 = stream experiments (mt_stream.in_flight,
  * the chase op, MT_CAP_STREAM_CHASE) and MT_KIND_BANKS implemented (sim,
- * cuda, record, replay). */
-#define MT_BACKEND_API_MINOR 2
+ * cuda, record, replay); 3 = MT_KIND_ICACHE (MT_CAP_ICACHE: straight-line
+ * code of a given size, the instruction caches). */
+#define MT_BACKEND_API_MINOR 3
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */
@@ -364,7 +392,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e);
 
 const char *mt_path_name(mt_path p);          /* "ca", "cg", "nc", "tex", "const", "shared", "none" */
 int mt_path_from_name(const char *s, mt_path *out); /* 0 ok, -1 unknown */
-const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock" */
+const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock", "icache" */
 int mt_kind_from_name(const char *s, mt_exp_kind *out);
 
 #endif

@@ -126,6 +126,8 @@ static mt_err copy_experiment(const mt_experiment *src, mt_experiment *dst, mt_e
         dst->u.stream = src->u.stream;
     if (src->kind == MT_KIND_BANKS)
         dst->u.banks = src->u.banks;
+    if (src->kind == MT_KIND_ICACHE)
+        dst->u.icache = src->u.icache;
     if (src->kind != MT_KIND_SEQUENCE)
         return MT_OK;
     dst->u.seq = src->u.seq;

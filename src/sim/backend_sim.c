@@ -2,14 +2,16 @@
  * a user file).  get_info reports what the spec declares; run_batch runs
  * each experiment on the cache model (engine.c), one at a time with cold
  * caches, so an experiment's scope changes nothing here.  Kinds: the chase,
- * the explicit sequence, the clock and, with a [throughput] section,
- * streams (stream_model.c). */
+ * the explicit sequence, the clock, with a [throughput] section streams
+ * (stream_model.c) and with [icache] sections icache experiments
+ * (icache_model.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../backend/backend.h"
 #include "engine.h"
+#include "icache_model.h"
 #include "sim.h"
 #include "spec.h"
 #include "stream_model.h"
@@ -19,6 +21,9 @@ typedef struct {
     mt_device_info info;
     mt_sim_engine *eng;
     int batches; /* run so far, for the fail_after_batches test hook */
+    /* The ops announced: the kinds this spec can run (MT_CAP_ICACHE only
+     * with [icache] sections). */
+    mt_backend_ops ops;
 } sim_impl;
 
 static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
@@ -62,6 +67,12 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         if (exps[i].kind == MT_KIND_STREAM) {
             mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
             err = mt_sim_stream_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+        } else if (exps[i].kind == MT_KIND_ICACHE) {
+            mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
+            memset(&out[i], 0, sizeof out[i]);
+            err = mt_sim_icache_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+            if (err)
+                mt_result_free(&out[i]);
         } else {
             err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
         }
@@ -124,7 +135,10 @@ mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_er
         free(s);
         return err;
     }
-    b->ops = s->spec.tp.present ? &sim_ops_stream : &sim_ops;
+    s->ops = s->spec.tp.present ? sim_ops_stream : sim_ops;
+    if (s->spec.n_icaches > 0)
+        s->ops.caps |= MT_CAP_ICACHE;
+    b->ops = &s->ops;
     b->impl = s;
     *out = b;
     return MT_OK;

@@ -9,11 +9,12 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + 5)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + MT_SIM_MAX_ICACHES + 5)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
-typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB } sec_kind;
+typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB,
+               SEC_ICACHE } sec_kind;
 
 typedef struct {
     char key[32];
@@ -23,7 +24,7 @@ typedef struct {
 
 typedef struct {
     sec_kind kind;
-    char name[32]; /* cache or TLB name */
+    char name[32]; /* cache, TLB or icache name */
     int line;      /* of the header */
     kv kv[MT_SP_MAX_KEYS];
     int n;
@@ -101,5 +102,11 @@ int mt_sp_throughput_key_known(const char *key);
 mt_err mt_sp_read_tlb(pctx *c, const section *s, mt_sim_tlb_spec *t);
 mt_err mt_sp_check_tlbs(pctx *c, const mt_sim_spec *o);
 extern const char *const mt_sp_tlb_keys[];
+
+/* [icache NAME] (spec_icache.c): one level's keys, then the rules across
+ * levels once every section is read. */
+mt_err mt_sp_read_icache(pctx *c, const section *s, mt_sim_icache_spec *q);
+mt_err mt_sp_check_icaches(pctx *c, const mt_sim_spec *o);
+extern const char *const mt_sp_icache_keys[];
 
 #endif
