@@ -66,6 +66,11 @@ void mt_cli_usage(FILE *f)
           "                        chains of one element per page up to tens of GB (about\n"
           "                        150 chases; well under a second on a GPU, its own row\n"
           "                        of the timings)\n"
+          "      --icache          also measure the instruction caches (opt-in probe icache):\n"
+          "                        code size held and cycles per instruction per level, from\n"
+          "                        straight-line code of 1 KiB to 512 KiB (on a GPU mostly\n"
+          "                        the driver compiling it: seconds; its own row of the\n"
+          "                        timings)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -96,7 +101,8 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB,
+       OPT_ICACHE };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -114,6 +120,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
         {"tlb", no_argument, 0, OPT_TLB},
+        {"icache", no_argument, 0, OPT_ICACHE},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -159,6 +166,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_GEOMETRY: o->probes.geometry = true; break;
         case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
         case OPT_TLB: o->probes.tlb = true; break;
+        case OPT_ICACHE: o->probes.icache = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

@@ -128,6 +128,8 @@ typedef struct mt_probe_options {
     bool bandwidth;
     /* --tlb: run the opt-in TLB probe (probe_tlb.c). */
     bool tlb;
+    /* --icache: run the opt-in instruction-cache probe (probe_icache.c). */
+    bool icache;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);
