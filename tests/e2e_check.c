@@ -31,6 +31,8 @@ static int check_one(const char *path)
     opt.bandwidth = true;
     /* And the opt-in TLB probe: its levels are judged too. */
     opt.tlb = true;
+    /* And the instruction caches (a spec without [icache] skips them). */
+    opt.icache = true;
     if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {

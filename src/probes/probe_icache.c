@@ -47,6 +47,11 @@
  * is large and repeated over ICACHE_LAPS laps, but the edge between two
  * doublings is all the sweep says of the size. */
 #define ICACHE_CONF 0.9
+/* Confidence of a level whose plateau is one block between two rises:
+ * on a GPU such a block is as often one that a level partly holds (the
+ * H100's 128 KiB block, between its 64 KiB and 256 KiB ones) as a level
+ * of its own, so its findings are doubtful. */
+#define ICACHE_CONF_ONE_BLOCK 0.4
 /* Confidence of the last plateau's size bound: it holds whenever the
  * sweep reached the top. */
 #define ICACHE_CONF_BOUND 0.9
@@ -101,6 +106,8 @@ static mt_err icache(mt_probe_ctx *c)
     mt_note_threshold(c, "ICACHE_TOP_BYTES", ICACHE_TOP_BYTES,
                       "icache: largest block of straight-line code run (B)");
     mt_note_threshold(c, "ICACHE_LAPS", ICACHE_LAPS, "icache: timed laps per block");
+    mt_note_threshold(c, "ICACHE_CONF_ONE_BLOCK", ICACHE_CONF_ONE_BLOCK,
+                      "icache: confidence of a level seen in one block between two rises");
     if (!mt_backend_supports(c->be, MT_KIND_ICACHE))
         return MT_OK; /* a recording made before icache experiments, or a spec without them */
 
@@ -132,6 +139,11 @@ static mt_err icache(mt_probe_ctx *c)
         const mt_icache_level *l = &lv[d];
         bool last = d + 1 == nlev;
         uint32_t fit = pt[l->last].code_bytes;
+        bool one_block = !last && d > 0 && l->first == l->last;
+        double conf = one_block ? ICACHE_CONF_ONE_BLOCK : ICACHE_CONF;
+        const char *why = one_block ? " one block between two rises: maybe a partial fit of the "
+                                      "level before, not a level;"
+                                    : "";
         mt_finding size;
         if (last)
             /* It held the largest block run: "> top - one instruction". */
@@ -143,16 +155,16 @@ static mt_err icache(mt_probe_ctx *c)
         else
             size = mt_find_range((double)fit,
                                  (double)(pt[l->last + 1].code_bytes - MT_ICACHE_INSTRUCTION_BYTES),
-                                 "B", "icache-sweep", ICACHE_CONF,
+                                 "B", "icache-sweep", conf,
                                  "holds %u B of code, not %u B (a rise of %.2f cycles per "
-                                 "instruction, %.0f standard errors); curve (KiB): %s",
-                                 fit, pt[l->last + 1].code_bytes, l->step, l->step_z, curve);
+                                 "instruction, %.0f standard errors);%s curve (KiB): %s",
+                                 fit, pt[l->last + 1].code_bytes, l->step, l->step_z, why, curve);
         mt_set(c, level_key[d], "size", &size);
-        mt_finding lat = mt_find_value(l->cpi, "cycles", MT_SRC_MEASURED, "icache-sweep",
-                                       ICACHE_CONF,
+        mt_finding lat = mt_find_value(l->cpi, "cycles", MT_SRC_MEASURED, "icache-sweep", conf,
                                        "cycles per instruction of code this level serves: median "
-                                       "of blocks %u..%u B (%u laps each)",
-                                       pt[l->first].code_bytes, fit, ICACHE_LAPS);
+                                       "of blocks %u..%u B (%u laps each);%s",
+                                       pt[l->first].code_bytes, fit, ICACHE_LAPS,
+                                       one_block ? why : " all its blocks");
         mt_set(c, level_key[d], "latency", &lat);
     }
     return MT_OK;

@@ -188,7 +188,9 @@ const mt_backend_entry mt_backend_entry_sim = { "sim", "a simulated GPU from a p
 
 const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b)
 {
-    if (!b || (b->ops != &sim_ops && b->ops != &sim_ops_stream))
+    /* Each sim backend announces its own copy of the ops (sim_impl.ops):
+     * the batch runner is what tells a sim backend. */
+    if (!b || !b->ops || b->ops->run_batch != sim_run_batch)
         return NULL;
     return &((const sim_impl *)b->impl)->spec;
 }
