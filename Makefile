@@ -154,6 +154,7 @@ TEST_LIBS_recording := recording report sim topology analysis backend core
 TEST_LIBS_cuda      := backend core
 # The cuda backend's pure host logic (no CUDA header), tested without a GPU.
 TEST_EXTRA_test_cuda_layout := $(B)/san/cuda/limits.o $(B)/san/cuda/layout.o $(B)/san/cuda/schedule.o
+TEST_EXTRA_test_cuda_icache_ptx := $(B)/san/cuda/icache_ptx.o
 TEST_LIBS_probes    := probes recording report sim topology analysis backend core
 TEST_LIBS_e2e       := cli probes recording report sim topology analysis backend core
 TEST_LIBS_cli       := cli probes recording report sim topology analysis backend core
@@ -167,6 +168,7 @@ TEST_EXTRA_test_e2e_profile := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_bandwidth := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_tlb := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_matrix := $(SREG_OBJ)
+TEST_EXTRA_test_e2e_icache := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_l2geom := $(SREG_OBJ)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
@@ -234,5 +236,5 @@ endif
 # Optimised end-to-end checker for the randomized spec test
 # (tests/sh/test_random_specs.sh): the truth contract of tests/e2e_truth.h,
 # one verdict per spec file.  Optimised so a few hundred specs fit CI's time box.
-$(B)/e2e_check: tests/e2e_check.c tests/e2e_truth.c tests/e2e_truth_l2map.c tests/e2e_truth_bandwidth.c tests/e2e_truth_banks.c tests/e2e_truth_tlb.c tests/e2e_truth_setmap.c tests/e2e_truth_matrix.c tests/e2e_truth_cluster.c tests/e2e_truth.h $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS)
+$(B)/e2e_check: tests/e2e_check.c tests/e2e_truth.c tests/e2e_truth_l2map.c tests/e2e_truth_bandwidth.c tests/e2e_truth_banks.c tests/e2e_truth_tlb.c tests/e2e_truth_setmap.c tests/e2e_truth_matrix.c tests/e2e_truth_cluster.c tests/e2e_truth_icache.c tests/e2e_truth.h $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS)
 	$(CC) $(CFLAGS) -Isrc -Itests -o $@ $< $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS) $(LDLIBS)

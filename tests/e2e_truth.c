@@ -532,6 +532,7 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
 #include "e2e_truth_setmap.c"
 #include "e2e_truth_matrix.c"
 #include "e2e_truth_cluster.c"
+#include "e2e_truth_icache.c"
 
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -707,6 +708,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
     bad += tlb_check(s, t, msg, cap);
     bad += matrix_check(s, t, truth, msg, cap);
     bad += cluster_check(s, t, msg, cap);
+    bad += icache_check(s, t, msg, cap);
     bad += latency_ok(F(t, "shared", "latency"), truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
     bad += banks_check(s, t, msg, cap);
     bad += latency_ok(F(t, "dram", "latency"), truth[MT_CACHE_DRAM].latency, "dram", msg, cap);

@@ -56,7 +56,12 @@ def v2(rep):
     out = []
     for o in rep["objects"]:
         key = o["key"]
-        if o["type"] != "gpu":
+        # An object nothing measured and nothing was said of tells nothing,
+        # and one that a later version declares (an opt-in probe's rows) is
+        # in no report written before it: left out, as unmeasured findings.
+        said = o["probed"] or any(f["kind"] != "none" or f.get("note")
+                                  for f in o["findings"].values())
+        if o["type"] != "gpu" and said:
             out.append(f"{key}.probed|{o['probed']}")
         for name, f in o["findings"].items():
             if f["kind"] == "none" and not f.get("note"):

@@ -460,7 +460,7 @@ static void test_cluster_checks(void **state)
 static void test_kind_names(void **state)
 {
     (void)state;
-    const char *want[] = {"chase", "sequence", "stream", "banks", "cluster", "clock"};
+    const char *want[] = {"chase", "sequence", "stream", "banks", "cluster", "clock", "icache"};
     assert_int_equal(sizeof want / sizeof want[0], MT_KIND_COUNT);
     for (int k = 0; k < MT_KIND_COUNT; k++) {
         assert_string_equal(mt_kind_name((mt_exp_kind)k), want[k]);
@@ -481,6 +481,47 @@ static void test_kind_names(void **state)
     assert_int_equal(mt_path_from_name("chase", &p), -1);
 }
 
+/* MT_KIND_ICACHE (backend.h, mt_icache): the builder's shape passes,
+ * every departure from it and every size off the instruction grid or out
+ * of range fails, and the hash covers the code size. */
+static void test_icache_checks(void **state)
+{
+    (void)state;
+    mt_device_info d = device();
+    mt_experiment e = mt_exp_icache(4096, 9);
+    assert_int_equal(e.kind, MT_KIND_ICACHE);
+    assert_int_equal(e.sm, -1);
+    assert_int_equal(e.warmup_laps, 1);
+    assert_int_equal(e.loads, 9);
+    expect(&e, &d, MT_OK, NULL);
+    mt_experiment x = mt_exp_icache(4096 + 8, 9);
+    expect(&x, &d, MT_ERR_INVALID_ARG, "multiple of 16");
+    x = mt_exp_icache(MT_ICACHE_MIN_BYTES - 16, 9);
+    expect(&x, &d, MT_ERR_INVALID_ARG, "B of code");
+    x = mt_exp_icache(MT_ICACHE_MAX_BYTES + 16, 9);
+    expect(&x, &d, MT_ERR_INVALID_ARG, "B of code");
+    x = mt_exp_icache(MT_ICACHE_MAX_BYTES, 9);
+    expect(&x, &d, MT_OK, NULL);
+    x = mt_exp_icache(4096, MT_ICACHE_MAX_LAPS + 1);
+    expect(&x, &d, MT_ERR_INVALID_ARG, "timed laps");
+    x = e;
+    x.sm = 0;
+    expect(&x, &d, MT_ERR_INVALID_ARG, "any SM");
+    x = e;
+    x.warmup_laps = 0;
+    expect(&x, &d, MT_ERR_INVALID_ARG, "warm laps");
+    x = e;
+    x.mode = MT_MODE_AGGREGATE;
+    expect(&x, &d, MT_ERR_INVALID_ARG, "fine mode");
+    x = e;
+    x.chain[0].path = MT_PATH_GLOBAL_CA;
+    expect(&x, &d, MT_ERR_INVALID_ARG, "`none` chain");
+    x = mt_exp_with_carveout(e, 50);
+    expect(&x, &d, MT_ERR_UNSUPPORTED, "default carveout");
+    mt_experiment y = mt_exp_icache(8192, 9);
+    assert_int_not_equal(mt_experiment_hash(1, &e), mt_experiment_hash(1, &y));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -493,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_kind_checks),
         cmocka_unit_test(test_cluster_checks),
         cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_icache_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

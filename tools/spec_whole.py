@@ -73,6 +73,15 @@ What is drawn, and the limits kept:
     tma_latency and copy_latency log-uniform over 1..4096 cycles, tma_bw
     and copy_bw over 1..512 B/clk: the whole documented ranges.  The other
     half stay at 8.0 without clusters ("not supported").
+  * the [icache NAME] levels (issue 10 part 5), from an RNG of their own
+    (so the draws above stay what they were): for about 60% of the seeds
+    one to four levels; sizes log-uniform, the first from the format's
+    least (1 KiB) to 512 KiB, each further one 2x (the format's least
+    ratio) to 64x the one before, the last at least the format's 1 MiB and
+    at most its 1 GiB; cycles per instruction from the format's least
+    (0.5) to 4 for the first, each further one 0.5 (the least step) to 50
+    more (log-uniform), up to the format's 1000; noise up to latency / 8
+    (none for about 1 in 4 levels).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -284,6 +293,49 @@ def _tlbs(T):
     return "\n".join(out), global_gib
 
 
+ICACHE_MIN = 1024             # docs/spec-format.md, [icache]: least size ...
+ICACHE_LAST_MIN = 1 << 20     # ... the last level's least (the largest block)
+ICACHE_MAX = 1 << 30          # ... and the most
+ICACHE_MIN_LATENCY = 0.5
+ICACHE_MIN_STEP = 0.5
+ICACHE_MAX_LATENCY = 1000.0
+
+
+def _icaches(Q):
+    """[icache NAME] sections (issue 10 part 5), or "" for none."""
+    if Q.random() >= 0.6:
+        return ""
+    n = Q.randint(1, 4)
+    sizes = [int(_log_uniform(Q, ICACHE_MIN, 512 * KIB))]
+    for _ in range(n - 1):
+        sizes.append(int(sizes[-1] * _log_uniform(Q, 2, 64)))
+    sizes = [min(x, ICACHE_MAX) for x in sizes]
+    sizes[-1] = max(sizes[-1], ICACHE_LAST_MIN)
+    # A middle level capped at the most could leave no room after it: keep
+    # the levels that still rise by the least ratio.
+    kept = [sizes[0]]
+    for x in sizes[1:]:
+        if x >= 2 * kept[-1]:
+            kept.append(x)
+    kept[-1] = max(kept[-1], ICACHE_LAST_MIN)
+    out = []
+    lat = round(Q.uniform(ICACHE_MIN_LATENCY, 4), 2)
+    for i, size in enumerate(kept):
+        if i:
+            lat = round(min(ICACHE_MAX_LATENCY,
+                            lat + _log_uniform(Q, ICACHE_MIN_STEP, 50)), 2)
+            if lat - prev < ICACHE_MIN_STEP:  # the most reached: no room for this level
+                break
+        # rounded down: the format's bound is latency / 8 exactly
+        noise = 0 if Q.random() < 0.25 else math.floor(Q.uniform(0, lat / 8) * 1000) / 1000
+        out.append(f"[icache i{i}]\nsize = {size}\nlatency = {lat}\nnoise = {noise}\n")
+        prev = lat
+    if len(out) < len(kept):  # the last level must hold the largest block
+        out[-1] = out[-1].replace(f"size = {kept[len(out) - 1]}",
+                                  f"size = {max(kept[len(out) - 1], ICACHE_LAST_MIN)}")
+    return "\n".join(out)
+
+
 def spec_whole(seed):
     R = random.Random(seed)
     outlier_rate = 0 if R.random() < 0.3 else round(R.uniform(0, 0.01), 5)
@@ -402,6 +454,9 @@ outlier_cycles = {R.randint(200, 10000)}
     if cluster:
         out[0] = out[0].replace("compute_capability = 8.0", "compute_capability = 9.0")
         out.append(cluster)
+    icache_text = _icaches(random.Random(f"issue10 icache {seed}"))
+    if icache_text:
+        out.append(icache_text)
     return "\n".join(out)
 
 

@@ -79,6 +79,7 @@ typedef enum {
     MT_KIND_BANKS,     /* one warp's shared-memory access pattern (bank conflicts) */
     MT_KIND_CLUSTER,   /* blocks of one thread-block cluster reading each other's shared memory */
     MT_KIND_CLOCK,     /* the SM clock in effect: clock cycles against the global ns timer */
+    MT_KIND_ICACHE,    /* straight-line code of a given size, run warm: the instruction caches */
     MT_KIND_COUNT
 } mt_exp_kind;
 
@@ -89,6 +90,7 @@ typedef enum {
 #define MT_CAP_BANKS    (1u << MT_KIND_BANKS)
 #define MT_CAP_CLUSTER  (1u << MT_KIND_CLUSTER)
 #define MT_CAP_CLOCK    (1u << MT_KIND_CLOCK)
+#define MT_CAP_ICACHE   (1u << MT_KIND_ICACHE) /* since 2.4 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -240,6 +242,27 @@ typedef struct {
     uint32_t ns;
 } mt_clock;
 
+/* MT_KIND_ICACHE (since 2.4, MT_CAP_ICACHE; docs/method.md, "Instruction
+ * caches"): one warp runs a block of `code_bytes` of straight-line code
+ * (code_bytes / MT_ICACHE_INSTRUCTION_BYTES independent integer
+ * instructions, no branch inside it) warmup_laps times untimed, then
+ * `loads` times timed; one sample per timed lap: the cycles of the whole
+ * block, with the fine timer overhead included as in a chase's fine
+ * samples.  The backend owns the code (the cuda backend generates PTX for
+ * the size and has the driver compile it).  Shape (mt_exp_icache builds
+ * it): one chain on the `none` path (never loaded), fine mode, any SM
+ * (sm = -1: the code is the same on every SM), 1 <=
+ * warmup_laps <= MT_ICACHE_MAX_WARMUP, 1 <= loads <= MT_ICACHE_MAX_LAPS, code_bytes a multiple of
+ * MT_ICACHE_INSTRUCTION_BYTES within MT_ICACHE_MIN_BYTES..MAX_BYTES. */
+#define MT_ICACHE_INSTRUCTION_BYTES 16u /* one SASS instruction since Volta */
+#define MT_ICACHE_MIN_BYTES 1024u
+#define MT_ICACHE_MAX_BYTES (1u << 20)
+#define MT_ICACHE_MAX_WARMUP 4u
+#define MT_ICACHE_MAX_LAPS 64u /* timed laps (samples) of one experiment */
+typedef struct {
+    uint32_t code_bytes;
+} mt_icache;
+
 typedef struct {
     mt_exp_kind kind;
     mt_chain chain[MT_MAX_CHAINS];
@@ -267,6 +290,7 @@ typedef struct {
         mt_banks banks;
         mt_cluster cluster;
         mt_clock clock;
+        mt_icache icache;
     } u;
 } mt_experiment;
 
@@ -331,6 +355,9 @@ mt_experiment mt_exp_cluster_copy(mt_cluster_op op, uint32_t blocks, uint32_t th
 /* "chase", "stream", "bulk_copy", "plain_copy" ("?" otherwise). */
 const char *mt_cluster_op_name(mt_cluster_op op);
 int mt_cluster_op_from_name(const char *s, mt_cluster_op *out); /* 0 ok, -1 unknown */
+/* An icache experiment (MT_KIND_ICACHE): code_bytes of straight-line code,
+ * one warm lap, `laps` timed laps (fine samples), on any SM. */
+mt_experiment mt_exp_icache(uint32_t code_bytes, uint32_t laps);
 
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
@@ -356,7 +383,9 @@ typedef struct mt_backend mt_backend;
  * Hopper and later, record, replay; mt_cluster's op, threads, blocks,
  * bytes, repeats) and the device's max_cluster_size /
  * max_cluster_size_portable. */
-#define MT_BACKEND_API_MINOR 3
+/* 4 = MT_KIND_ICACHE (MT_CAP_ICACHE: straight-line code of a given size,
+ * the instruction caches). */
+#define MT_BACKEND_API_MINOR 4
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */
@@ -426,7 +455,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e);
 
 const char *mt_path_name(mt_path p);          /* "ca", "cg", "nc", "tex", "const", "shared", "none" */
 int mt_path_from_name(const char *s, mt_path *out); /* 0 ok, -1 unknown */
-const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock" */
+const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock", "icache" */
 int mt_kind_from_name(const char *s, mt_exp_kind *out);
 
 #endif

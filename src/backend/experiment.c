@@ -65,6 +65,14 @@ mt_experiment mt_exp_clock(uint32_t ns, int sm)
     return e;
 }
 
+mt_experiment mt_exp_icache(uint32_t code_bytes, uint32_t laps)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_NONE, 4, 4, 1, laps, MT_MODE_FINE);
+    e.kind = MT_KIND_ICACHE;
+    e.u.icache.code_bytes = code_bytes;
+    return e;
+}
+
 mt_experiment mt_exp_banks(uint32_t word_bytes, const uint32_t *word_index, uint32_t n_threads,
                            uint32_t loads)
 {
@@ -116,6 +124,28 @@ static mt_err check_clock(const mt_experiment *e, mt_errinfo *ei)
     if (e->u.clock.ns < MT_CLOCK_MIN_NS || e->u.clock.ns > MT_CLOCK_MAX_NS)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "clock experiment of %u ns is outside %u..%u ns",
                        e->u.clock.ns, MT_CLOCK_MIN_NS, MT_CLOCK_MAX_NS);
+    return MT_OK;
+}
+
+/* The fixed shape of an icache experiment (backend.h, mt_icache). */
+static mt_err check_icache(const mt_experiment *e, mt_errinfo *ei)
+{
+    const mt_icache *q = &e->u.icache;
+    if (e->n_chains != 1 || e->chain[0].path != MT_PATH_NONE || e->mode != MT_MODE_FINE ||
+        e->sm != -1 || e->warmup_laps < 1 || e->warmup_laps > MT_ICACHE_MAX_WARMUP || e->loads < 1 ||
+        e->loads > MT_ICACHE_MAX_LAPS)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "icache experiment must have one `none` chain, fine mode, any SM, 1..%u "
+                       "warm laps and 1..%u timed laps",
+                       MT_ICACHE_MAX_WARMUP, MT_ICACHE_MAX_LAPS);
+    if (e->set_carveout)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "icache experiments run at the default carveout");
+    if (q->code_bytes % MT_ICACHE_INSTRUCTION_BYTES || q->code_bytes < MT_ICACHE_MIN_BYTES ||
+        q->code_bytes > MT_ICACHE_MAX_BYTES)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "icache experiment of %u B of code: a multiple of %u B within %u..%u B",
+                       q->code_bytes, MT_ICACHE_INSTRUCTION_BYTES, MT_ICACHE_MIN_BYTES,
+                       MT_ICACHE_MAX_BYTES);
     return MT_OK;
 }
 
@@ -293,6 +323,10 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
         if ((err = check_banks(e, ei)))
             return err;
         break;
+    case MT_KIND_ICACHE:
+        if ((err = check_icache(e, ei)))
+            return err;
+        break;
     case MT_KIND_CLUSTER:
         if ((err = mt_check_cluster(e, dev, ei)))
             return err;
@@ -389,6 +423,9 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         break;
     case MT_KIND_CLOCK:
         h = mt_hash_mix(h, e->u.clock.ns);
+        break;
+    case MT_KIND_ICACHE:
+        h = mt_hash_mix(h, e->u.icache.code_bytes);
         break;
     case MT_KIND_CLUSTER:
         h = mt_hash_mix(h, (uint64_t)e->u.cluster.op);

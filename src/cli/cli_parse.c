@@ -79,6 +79,10 @@ void mt_cli_usage(FILE *f)
           "                        TMA copy latency and rate against plain loads and\n"
           "                        stores (\"not supported\" before compute capability\n"
           "                        9.0; about 0.05 s on an H100, their own rows of the\n"
+          "      --icache          also measure the instruction caches (opt-in probe icache):\n"
+          "                        code size held and cycles per instruction per level, from\n"
+          "                        straight-line code of 1 KiB to 512 KiB (on a GPU mostly\n"
+          "                        the driver compiling it: seconds; its own row of the\n"
           "                        timings)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
@@ -111,7 +115,7 @@ void mt_cli_usage(FILE *f)
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
        OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX,
-       OPT_CLUSTER };
+       OPT_CLUSTER, OPT_ICACHE };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -131,6 +135,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"tlb", no_argument, 0, OPT_TLB},
         {"matrix", no_argument, 0, OPT_MATRIX},
         {"cluster", no_argument, 0, OPT_CLUSTER},
+        {"icache", no_argument, 0, OPT_ICACHE},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -178,6 +183,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_TLB: o->probes.tlb = true; break;
         case OPT_MATRIX: o->probes.matrix = true; break;
         case OPT_CLUSTER: o->probes.cluster = true; break;
+        case OPT_ICACHE: o->probes.icache = true; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,

@@ -11,8 +11,9 @@
  *   clock.c         MT_KIND_CLOCK experiments (the SM clock in effect)
  *   stream.c        MT_KIND_STREAM experiments (kernels_stream.cu)
  *   banks.c         MT_KIND_BANKS experiments (shared-memory bank conflicts)
- * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM and
- * MT_KIND_BANKS (backend.h gives the contract); the others are refused with
+ *   icache.c        MT_KIND_ICACHE experiments (generated code, icache_ptx.c)
+ * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
+ * MT_KIND_BANKS, MT_KIND_CLUSTER and MT_KIND_ICACHE (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,9 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
         } else if (exps[i].kind == MT_KIND_CLUSTER) {
             if ((rc = mtc_run_cluster(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
+        } else if (exps[i].kind == MT_KIND_ICACHE) {
+            if ((rc = mtc_run_icache(im, &exps[i], &out[i], ei)) != MT_OK)
+                goto out;
         } else {
             pending[npend++] = i;
         }
@@ -205,7 +209,7 @@ static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

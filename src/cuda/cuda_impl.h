@@ -117,6 +117,9 @@ mt_err mtc_run_banks(cuda_impl *im, const mt_experiment *exps, const size_t *whi
                      mt_result *out, mt_errinfo *ei);
 /* clock.c: runs one MT_KIND_CLOCK experiment (it needs no launch group). */
 mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+/* icache.c: runs one MT_KIND_ICACHE experiment (a module and a launch of
+ * its own). */
+mt_err mtc_run_icache(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* stream.c: runs one MT_KIND_STREAM experiment (a launch of its own). */
 mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* cluster.c: runs one MT_KIND_CLUSTER experiment (a launch of its own),

@@ -134,6 +134,8 @@ typedef struct mt_probe_options {
     /* --cluster: run the opt-in probes of Hopper's clusters and bulk copy
      * engine (probe_dsm.c, probe_tma.c). */
     bool cluster;
+    /* --icache: run the opt-in instruction-cache probe (probe_icache.c). */
+    bool icache;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

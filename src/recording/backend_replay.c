@@ -63,6 +63,8 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
     }
     if (a->kind == MT_KIND_CLOCK && a->u.clock.ns != b->u.clock.ns)
         return 0;
+    if (a->kind == MT_KIND_ICACHE && a->u.icache.code_bytes != b->u.icache.code_bytes)
+        return 0;
     if (a->kind == MT_KIND_STREAM) {
         const mt_stream *x = &a->u.stream, *y = &b->u.stream;
         if (x->op != y->op || x->blocks != y->blocks || x->threads != y->threads ||
@@ -120,6 +122,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
         PUT(" sequence n=%u untimed=%u", e->u.seq.n, e->u.seq.untimed);
     if (e->kind == MT_KIND_CLOCK)
         PUT(" clock ns=%u", e->u.clock.ns);
+    if (e->kind == MT_KIND_ICACHE)
+        PUT(" icache code_bytes=%u", e->u.icache.code_bytes);
     if (e->kind == MT_KIND_STREAM)
         PUT(" stream op=%d blocks=%u threads=%u vec=%u in_flight=%u bytes=%llu repeats=%u",
             (int)e->u.stream.op, e->u.stream.blocks, e->u.stream.threads,
@@ -325,7 +329,7 @@ enum {
 
 /* A kind's parameters "key=value key=value" (csv_write.h): chase has none,
  * a sequence has n and untimed (its indices come from sequences.csv), a
- * clock experiment ns; any kind may add carveout=P (a requested carveout,
+ * clock experiment ns, an icache experiment code_bytes (since 2.4); any kind may add carveout=P (a requested carveout,
  * since backend 2.1: absent in older recordings, which ran at the default). */
 static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
 {
@@ -353,6 +357,9 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     } else if (x->kind == MT_KIND_CLOCK) {
         keys[0] = "ns", dst[0] = &x->u.clock.ns;
         nkeys = 1, expect = "\"ns=N\" for a clock experiment";
+    } else if (x->kind == MT_KIND_ICACHE) {
+        keys[0] = "code_bytes", dst[0] = &x->u.icache.code_bytes;
+        nkeys = 1, expect = "\"code_bytes=N\" for an icache experiment";
     } else if (x->kind == MT_KIND_STREAM) {
         keys[0] = "op", keys[1] = "blocks", keys[2] = "threads", keys[3] = "vec";
         keys[4] = "in_flight";
@@ -911,7 +918,7 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

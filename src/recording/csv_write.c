@@ -13,7 +13,8 @@
 int mt_recording_stores_kind(mt_exp_kind k)
 {
     return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
-           k == MT_KIND_STREAM || k == MT_KIND_BANKS || k == MT_KIND_CLUSTER;
+           k == MT_KIND_STREAM || k == MT_KIND_BANKS || k == MT_KIND_CLUSTER ||
+           k == MT_KIND_ICACHE;
 }
 
 const char *mt_order_name(mt_order o)
@@ -115,6 +116,8 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
                      x->u.seq.untimed);
         else if (x->kind == MT_KIND_CLOCK)
             snprintf(params, sizeof params, "ns=%" PRIu32, x->u.clock.ns);
+        else if (x->kind == MT_KIND_ICACHE)
+            snprintf(params, sizeof params, "code_bytes=%" PRIu32, x->u.icache.code_bytes);
         else if (x->kind == MT_KIND_STREAM) /* bytes and repeats: the chain's span and loads */
             snprintf(params, sizeof params,
                      "op=%d blocks=%" PRIu32 " threads=%" PRIu32 " vec=%" PRIu32

@@ -7,11 +7,13 @@
  *   id,batch,n_chains,chain,thread,path,footprint,stride,offset,order,
  *   order_seed,warmup_laps,loads,mode,sm,scope,sm_ran,kind,params
  *   path: ca|cg|nc|tex|const|shared|none   order: sequential|random
- *   mode: fine|aggregate   scope: sm|gpu   kind: chase|sequence|clock|banks
+ *   mode: fine|aggregate   scope: sm|gpu
+ *   kind: chase|sequence|stream|banks|clock|icache
  *   params: the kind's own parameters as space-separated key=value pairs,
  *     empty for a chase; a sequence: "n=N untimed=U" (its N indices are
  *     in sequences.csv); a clock experiment "ns=N"; a banks experiment
- *     (backend 2.2) "word_bytes=W words=I0:I1:..." (banks_params.h); any
+ *     (backend 2.2) "word_bytes=W words=I0:I1:..." (banks_params.h); an
+ *     icache experiment (backend 2.3) "code_bytes=N"; any
  *     kind: "carveout=P" when the experiment
  *     requested a shared-memory carveout of P percent (backend 2.1)
  * Version 1 (read only): the first 17 columns, with `exclusive` (0|1, 1 is

@@ -4,7 +4,8 @@
  * caches, so an experiment's scope changes nothing here.  Kinds: the chase,
  * the explicit sequence, the clock and, with a [throughput] section,
  * streams (stream_model.c), with a [cluster] section cluster experiments
- * (cluster_model.c). */
+ * (cluster_model.c) and with [icache] sections icache experiments
+ * (icache_model.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "../backend/backend.h"
 #include "cluster_model.h"
 #include "engine.h"
+#include "icache_model.h"
 #include "sim.h"
 #include "spec.h"
 #include "stream_model.h"
@@ -68,6 +70,12 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         } else if (exps[i].kind == MT_KIND_CLUSTER) {
             mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
             err = mt_sim_cluster_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+        } else if (exps[i].kind == MT_KIND_ICACHE) {
+            mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
+            memset(&out[i], 0, sizeof out[i]);
+            err = mt_sim_icache_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+            if (err)
+                mt_result_free(&out[i]);
         } else {
             err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
         }
@@ -134,6 +142,9 @@ mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_er
     /* A spec with a [cluster] section also runs cluster experiments. */
     if (s->spec.cluster.present)
         s->ops.caps |= MT_CAP_CLUSTER;
+    /* Spec with [icache] sections also runs icache experiments. */
+    if (s->spec.n_icaches > 0)
+        s->ops.caps |= MT_CAP_ICACHE;
     b->ops = &s->ops;
     b->impl = s;
     *out = b;

@@ -396,6 +396,7 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
         case SEC_THROUGHPUT: break; /* needs every cache: read after the cross checks */
         case SEC_CLUSTER: break;    /* checked against [device] and [shared]: read after them */
         case SEC_TLB: err = mt_sp_read_tlb(&c, s, &o->tlb[o->n_tlbs++]); break;
+        case SEC_ICACHE: err = mt_sp_read_icache(&c, s, &o->icache[o->n_icaches++]); break;
         }
     }
     if (!err)
@@ -411,6 +412,8 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
         err = mt_sp_check_measurable(&c, o);
     if (!err)
         err = mt_sp_check_tlbs(&c, o);
+    if (!err)
+        err = mt_sp_check_icaches(&c, o);
     if (!err)
         *out = *o;
     free(o);

@@ -127,6 +127,30 @@ typedef struct {
     double miss_penalty;   /* cycles added to a load that misses this level */
 } mt_sim_tlb_spec;
 
+/* [icache NAME]: one level of instruction caching (docs/spec-format.md,
+ * "Instruction caches"), in file order from the SM outwards.  A block of
+ * straight-line code (MT_KIND_ICACHE) is served, warm, by the first level
+ * that holds all of it (each level fully associative with LRU replacement:
+ * code one byte larger than a level misses it on every lap) and runs at
+ * that level's cycles per instruction.  The last level stands for what
+ * serves code no instruction cache holds (the L2): it must hold the
+ * largest block an experiment may run. */
+#define MT_SIM_MAX_ICACHES 4
+#define MT_SIM_MIN_ICACHE_LATENCY 0.5 /* cycles per instruction: dual issue at most */
+#define MT_SIM_MAX_ICACHE_LATENCY 1000.0
+/* Measurable (spec_icache.c): each level at least this many times the
+ * size of the one before (a doubling sweep then runs a block between
+ * them), and at least this many cycles per instruction slower. */
+#define MT_SIM_ICACHE_SIZE_RATIO 2u
+#define MT_SIM_MIN_ICACHE_STEP 0.5
+typedef struct {
+    char name[32];
+    int line_no;        /* line of the section header (for messages) */
+    uint64_t size;      /* bytes of code the level holds */
+    double latency;     /* cycles per instruction of code it serves */
+    double noise;       /* Gaussian stddev per instruction, cycles */
+} mt_sim_icache_spec;
+
 /* [tenant]: another workload sharing the simulated GPU (docs/spec-format.md,
  * "The interfering tenant").  Its activity follows the backend's batch
  * counter, so a probe that is re-measured later may find it gone. */
@@ -226,6 +250,10 @@ typedef struct {
      * is free, as before TLBs were modelled. */
     mt_sim_tlb_spec tlb[MT_SIM_MAX_TLBS];
     int n_tlbs;
+    /* [icache NAME] sections in file order (nearest first); none: the
+     * simulated GPU runs no icache experiments. */
+    mt_sim_icache_spec icache[MT_SIM_MAX_ICACHES];
+    int n_icaches;
 } mt_sim_spec;
 
 /* Parses spec text.  fname is only used in messages ("FILE:LINE: msg").

@@ -9,12 +9,12 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + 6)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + MT_SIM_MAX_ICACHES + 6)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
 typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB,
-               SEC_CLUSTER } sec_kind;
+               SEC_CLUSTER, SEC_ICACHE } sec_kind;
 
 typedef struct {
     char key[32];
@@ -24,7 +24,7 @@ typedef struct {
 
 typedef struct {
     sec_kind kind;
-    char name[32]; /* cache or TLB name */
+    char name[32]; /* cache, TLB or icache name */
     int line;      /* of the header */
     kv kv[MT_SP_MAX_KEYS];
     int n;
@@ -110,5 +110,11 @@ extern const char *const mt_sp_tlb_keys[];
  * against. */
 mt_err mt_sp_read_cluster(pctx *c, const section *s, mt_sim_spec *o);
 extern const char *const mt_sp_cluster_keys[];
+
+/* [icache NAME] (spec_icache.c): one level's keys, then the rules across
+ * levels once every section is read. */
+mt_err mt_sp_read_icache(pctx *c, const section *s, mt_sim_icache_spec *q);
+mt_err mt_sp_check_icaches(pctx *c, const mt_sim_spec *o);
+extern const char *const mt_sp_icache_keys[];
 
 #endif

@@ -41,6 +41,7 @@ const char *mt_sp_title(const section *s, char *buf, size_t cap)
     case SEC_THROUGHPUT: snprintf(buf, cap, "[throughput]"); break;
     case SEC_TLB: snprintf(buf, cap, "[tlb %s]", s->name); break;
     case SEC_CLUSTER: snprintf(buf, cap, "[cluster]"); break;
+    case SEC_ICACHE: snprintf(buf, cap, "[icache %s]", s->name); break;
     }
     return buf;
 }
@@ -67,6 +68,7 @@ static int key_known(sec_kind k, const char *key)
                               : k == SEC_TENANT ? mt_sp_tenant_keys
                               : k == SEC_TLB ? mt_sp_tlb_keys
                               : k == SEC_CLUSTER ? mt_sp_cluster_keys
+                              : k == SEC_ICACHE ? mt_sp_icache_keys
                                                : shared_keys;
     char base[32];
     snprintf(base, sizeof base, "%s", key);
@@ -76,7 +78,8 @@ static int key_known(sec_kind k, const char *key)
         const char *suffix = dot + 1;
         int ok_base = strcmp(base, "latency") == 0 ||
                       (k == SEC_CACHE && strcmp(base, "far_latency") == 0);
-        if (!ok_base || k == SEC_SHARED || k == SEC_TENANT || k == SEC_TLB || k == SEC_CLUSTER)
+        if (!ok_base || k == SEC_SHARED || k == SEC_TENANT || k == SEC_TLB || k == SEC_CLUSTER ||
+            k == SEC_ICACHE)
             return 0;
         int ok_suffix = 0;
         for (int p = 0; p < MT_SIM_LP_COUNT; p++)
@@ -115,7 +118,7 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
     section s;
     memset(&s, 0, sizeof s);
     s.line = line;
-    if (strcmp(tok1, "cache") == 0 || strcmp(tok1, "tlb") == 0) {
+    if (strcmp(tok1, "cache") == 0 || strcmp(tok1, "tlb") == 0 || strcmp(tok1, "icache") == 0) {
         if (!tok2)
             return mt_sp_err(c, line, "[%s] needs a name, e.g. [%s l1]", tok1, tok1);
         if (tok3)
@@ -126,7 +129,7 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         for (const char *p = tok2; *p; p++)
             if (!isalnum((unsigned char)*p) && *p != '_')
                 return mt_sp_err(c, line, "%s name '%s': use letters, digits and '_'", tok1, tok2);
-        s.kind = tok1[0] == 'c' ? SEC_CACHE : SEC_TLB;
+        s.kind = tok1[0] == 'c' ? SEC_CACHE : tok1[0] == 't' ? SEC_TLB : SEC_ICACHE;
         snprintf(s.name, sizeof s.name, "%s", tok2);
     } else if (tok2) {
         return mt_sp_err(c, line, "unexpected '%s' in section header [%s]", tok2, tok1);
@@ -144,14 +147,15 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         s.kind = SEC_CLUSTER;
     } else {
         return mt_sp_err(c, line,
-                    "unknown section [%s] (expected [device], [cache NAME], [tlb NAME], [dram], "
-                    "[shared], [tenant], [throughput] or [cluster])",
+                    "unknown section [%s] (expected [device], [cache NAME], [tlb NAME], "
+                    "[icache NAME], [dram], [shared], [tenant], [throughput] or [cluster])",
                     tok1);
     }
     for (int i = 0; i < c->n_sec; i++) {
         const section *o = &c->sec[i];
         if (o->kind == s.kind &&
-            ((s.kind != SEC_CACHE && s.kind != SEC_TLB) || strcmp(o->name, s.name) == 0)) {
+            ((s.kind != SEC_CACHE && s.kind != SEC_TLB && s.kind != SEC_ICACHE) ||
+             strcmp(o->name, s.name) == 0)) {
             char t[64];
             return mt_sp_err(c, line, "duplicate section %s (first at line %d)",
                         mt_sp_title(&s, t, sizeof t), o->line);
@@ -170,6 +174,13 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
             n_tlbs += c->sec[i].kind == SEC_TLB;
         if (n_tlbs >= MT_SIM_MAX_TLBS)
             return mt_sp_err(c, line, "more than %d [tlb] sections", MT_SIM_MAX_TLBS);
+    }
+    if (s.kind == SEC_ICACHE) {
+        int n_icaches = 0;
+        for (int i = 0; i < c->n_sec; i++)
+            n_icaches += c->sec[i].kind == SEC_ICACHE;
+        if (n_icaches >= MT_SIM_MAX_ICACHES)
+            return mt_sp_err(c, line, "more than %d [icache] sections", MT_SIM_MAX_ICACHES);
     }
     c->sec[c->n_sec++] = s;
     return MT_OK;
