@@ -45,7 +45,7 @@ endif
 B := build
 # Modules, each a folder of src/ and a static library (dependencies point
 # right to left in LIB_ORDER below).
-MODULES := core backend topology analysis sim report recording probes cli
+MODULES := core backend topology analysis sim report recording probes fleet cli
 
 # The default goal: the tool itself (this rule must stay the first one).
 all: $(B)/memtopo
@@ -110,7 +110,7 @@ REG_OBJ  := $(B)/obj/gen/backend_registry.o
 SREG_OBJ := $(B)/san/gen/backend_registry_nocuda.o
 
 # Link order: dependents first.
-LIB_ORDER := cli probes recording report sim analysis topology backend core
+LIB_ORDER := cli fleet probes recording report sim analysis topology backend core
 ALL_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/libmt_$(m).a)
 SAN_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/san/libmt_$(m).a)
 
@@ -155,8 +155,9 @@ TEST_LIBS_cuda      := backend core
 # The cuda backend's pure host logic (no CUDA header), tested without a GPU.
 TEST_EXTRA_test_cuda_layout := $(B)/san/cuda/limits.o $(B)/san/cuda/layout.o $(B)/san/cuda/schedule.o
 TEST_LIBS_probes    := probes recording report sim topology analysis backend core
-TEST_LIBS_e2e       := cli probes recording report sim topology analysis backend core
-TEST_LIBS_cli       := cli probes recording report sim topology analysis backend core
+TEST_LIBS_fleet     := fleet report topology analysis backend core
+TEST_LIBS_e2e       := cli fleet probes recording report sim topology analysis backend core
+TEST_LIBS_cli       := cli fleet probes recording report sim topology analysis backend core
 # Tests that open backends by name link the (sanitized, CUDA-free) registry.
 TEST_EXTRA_test_e2e_presets := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_interference := $(SREG_OBJ)

@@ -97,5 +97,16 @@ int mt_cli_main(int argc, char **argv);
  * the interference checks found measurements disturbed by another workload
  * or a clock change even after re-running them (README, "Exit codes"). */
 #define MT_EXIT_DEGRADED 6
+/* Exit code of `memtopo compare` (and of a fleet run) that found a member
+ * differing beyond the tolerances, or (fleet) a rank that failed: every
+ * output was written, so not an error code; distinct from 0 so CI can
+ * check a report against a known-good one by the status alone. */
+#define MT_EXIT_DIFFERS 7
+
+/* memtopo compare (cli_compare.c): argv[0] is "compare". */
+int mt_cli_compare(int argc, char **argv);
+/* Prints msg as one "memtopo: ..." line on stderr (control characters
+ * escaped). */
+void mt_cli_error_line(const char *msg);
 
 #endif

@@ -32,6 +32,11 @@ static void print_line(const char *fmt, ...)
     fprintf(stderr, "memtopo: %s\n", mt_escape_line(raw, line, sizeof line));
 }
 
+void mt_cli_error_line(const char *msg)
+{
+    print_line("%s", msg);
+}
+
 static void iso_time(char *buf, size_t n)
 {
     time_t t = time(NULL);
@@ -340,6 +345,8 @@ fail_early:
 int mt_cli_main(int argc, char **argv)
 {
     reserve_std_streams();
+    if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+        return mt_cli_compare(argc - 1, argv + 1);
     mt_cli o;
     mt_errinfo ei = {{0}};
     int code;
