@@ -42,6 +42,15 @@ NVFLAGS := -O2 -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra,-Werror -Werror al
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 
+# ---- MPI: the fleet transport, compiled only when mpicc exists -------------
+# (Open MPI from Debian: libopenmpi-dev, openmpi-bin).  Without it
+# src/fleet/fleet_comm_none.c answers --fleet with "built without MPI".
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null)
+endif
+
 B := build
 # Modules, each a folder of src/ and a static library (dependencies point
 # right to left in LIB_ORDER below).
@@ -138,6 +147,20 @@ $(B)/obj/cuda/%.o: src/cuda/%.c
 $(B)/memtopo: $(B)/obj/main.o $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
+# The MPI build of the same program, for fleets (memtopo-mpi --fleet under
+# mpirun or srun).  A binary of its own: loading libmpi costs about 4 ms at
+# every start, which the single-GPU tool does not pay.
+ifneq ($(MPICC),)
+MPI_OBJ := $(B)/obj/mpi/fleet_comm_mpi.o
+$(B)/obj/mpi/%.o: src/mpi/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -Isrc -MMD -MP -c $< -o $@
+$(B)/memtopo-mpi: $(B)/obj/main.o $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ) $(MPI_OBJ)
+	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(REG_OBJ) $(CUDA_OBJ) $(MPI_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS) $(MPI_LIBS)
+all: $(B)/memtopo-mpi
+test: $(B)/memtopo-mpi
+endif
+
 # Sanitized binary: sim/replay only (ASan and the CUDA runtime do not mix well).
 $(B)/san/memtopo: $(B)/san/main.o $(SREG_OBJ) $(SAN_LIBS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
@@ -186,7 +209,7 @@ test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(B)/memtopo.1
 # Debian packages the build and the tests need (sudo when not root).
 DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils \
             clang libclang-rt-dev help2man man-db gnuplot-nox fonts-dejavu-core \
-            chromium-headless-shell
+            chromium-headless-shell libopenmpi-dev openmpi-bin
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -37,6 +37,8 @@ typedef struct {
     const char *csv;       /* --csv FILE|- */
     const char *plot;      /* --plot DIR */
     const char *html;      /* --html FILE */
+    const char *fleet;     /* --fleet FILE: an MPI fleet run (cli_fleet.c) */
+    const char *sim_per_rank; /* --sim-per-rank DIR: rank R simulates DIR's R-th *.spec */
     bool has_seed;
     uint64_t seed;
     bool quiet;
@@ -102,6 +104,26 @@ int mt_cli_main(int argc, char **argv);
  * output was written, so not an error code; distinct from 0 so CI can
  * check a report against a known-good one by the status alone. */
 #define MT_EXIT_DIFFERS 7
+
+/* --fleet (cli_fleet.c): the options that make sense with it (the
+ * per-run outputs do not: rank 0 writes the fleet report). */
+mt_err mt_cli_check_fleet_options(const mt_cli *o, mt_errinfo *ei);
+/* Runs one rank of a fleet; returns its exit code (rank 0: 0 same, 7
+ * differs or a rank failed; other ranks 0 once their result is sent). */
+int mt_cli_fleet(const mt_cli *o);
+/* The current UTC time, ISO 8601 ("2026-11-23T11:06:41Z"). */
+void mt_cli_iso_time(char *buf, size_t n);
+/* The backend o names (--replay, --sim, else CUDA device o->device). */
+mt_err mt_cli_open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei);
+/* The provenance every run fills in: version, command line, time, source. */
+void mt_cli_fill_provenance(mt_topology *topo, const mt_cli *o, const char *when);
+
+/* The files of dir whose names end in suffix, in name order, as
+ * "dir/name" (cli_listdir.c); none is MT_ERR_INVALID_ARG.  Free the list
+ * with mt_cli_free_list. */
+mt_err mt_cli_list_dir(const char *dir, const char *suffix, char ***paths, size_t *n,
+                       mt_errinfo *ei);
+void mt_cli_free_list(char **paths, size_t n);
 
 /* memtopo compare (cli_compare.c): argv[0] is "compare". */
 int mt_cli_compare(int argc, char **argv);

@@ -2,7 +2,6 @@
  * *.json files) compared finding by finding (src/fleet), for comparing
  * fleets measured at different times and for checking a report against a
  * known-good one in CI (exit status MT_EXIT_DIFFERS). */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,17 +23,6 @@ static void compare_usage(FILE *f)
           "  -h, --help            this text\n"
           "Exit status: 0 same, 7 differs, 2 bad input (one line on stderr).\n",
           f);
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), t = strlen(tail);
-    return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
 /* Appends one member named `path` read from that file. */
@@ -62,36 +50,12 @@ static mt_err add_file(mt_fleet *fl, const char *path, mt_errinfo *ei)
 /* A directory's *.json files, in name order. */
 static mt_err add_dir(mt_fleet *fl, const char *dir, mt_errinfo *ei)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return mt_fail(ei, MT_ERR_INVALID_ARG, "compare: cannot read directory %s", dir);
-    char **names = NULL;
-    size_t n = 0;
-    mt_err e = MT_OK;
-    for (struct dirent *de; e == MT_OK && (de = readdir(d));) {
-        if (de->d_name[0] == '.' || !ends_with(de->d_name, ".json"))
-            continue;
-        char **nn = realloc(names, (n + 1) * sizeof *nn);
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        if (!nn || !(nn[n] = malloc(len))) {
-            names = nn ? nn : names;
-            e = mt_fail(ei, MT_ERR_NOMEM, "compare: out of memory");
-            break;
-        }
-        names = nn;
-        snprintf(names[n++], len, "%s/%s", dir, de->d_name);
-    }
-    closedir(d);
-    if (e == MT_OK && n == 0)
-        e = mt_fail(ei, MT_ERR_INVALID_ARG, "compare: no *.json report in %s", dir);
-    if (e == MT_OK)
-        qsort(names, n, sizeof *names, by_name);
-    for (size_t i = 0; i < n; i++) {
-        if (e == MT_OK)
-            e = add_file(fl, names[i], ei);
-        free(names[i]);
-    }
-    free(names);
+    char **paths;
+    size_t n;
+    mt_err e = mt_cli_list_dir(dir, ".json", &paths, &n, ei);
+    for (size_t i = 0; e == MT_OK && i < n; i++)
+        e = add_file(fl, paths[i], ei);
+    mt_cli_free_list(paths, n);
     return e;
 }
 

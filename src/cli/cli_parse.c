@@ -66,6 +66,14 @@ void mt_cli_usage(FILE *f)
           "                        chains of one element per page up to tens of GB (about\n"
           "                        150 chases; well under a second on a GPU, its own row\n"
           "                        of the timings)\n"
+          "      --fleet FILE      under mpirun or srun (an MPI build): every rank measures\n"
+          "                        its GPU (the node-local rank's device, or --device,\n"
+          "                        --sim, --sim-per-rank), rank 0 writes one fleet report\n"
+          "                        to FILE and prints the comparison (as memtopo compare);\n"
+          "                        exit 7 when a rank differs or failed\n"
+          "      --sim-per-rank DIR\n"
+          "                        with --fleet: rank R simulates the R-th *.spec file of\n"
+          "                        DIR (in name order)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -88,7 +96,11 @@ void mt_cli_usage(FILE *f)
           "Exit codes: 0 success; 1 internal error; 2 bad option or input (spec file,\n"
           "replay data, an output path that cannot be written); 3 no usable GPU or\n"
           "backend not built; 4 GPU error or timeout; 5 output could not be written;\n"
-          "130/143 interrupted by SIGINT/SIGTERM (what was measured is written).\n",
+          "130/143 interrupted by SIGINT/SIGTERM (what was measured is written); 6 report\n"
+          "degraded (GPU disturbed); 7 compare or --fleet: a member differs.\n"
+          "\n"
+          "memtopo compare [--json FILE|-] REPORT|DIR...  compares saved reports\n"
+          "(memtopo compare --help).\n",
           f);
 }
 
@@ -96,7 +108,7 @@ void mt_cli_usage(FILE *f)
 #define MT_CLI_MAX_DEVICE 1024
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
-       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB };
+       OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_FLEET, OPT_SIM_PER_RANK };
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -114,6 +126,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"plot", required_argument, 0, OPT_PLOT},
         {"html", required_argument, 0, OPT_HTML},
         {"tlb", no_argument, 0, OPT_TLB},
+        {"fleet", required_argument, 0, OPT_FLEET},
+        {"sim-per-rank", required_argument, 0, OPT_SIM_PER_RANK},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -159,6 +173,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_GEOMETRY: o->probes.geometry = true; break;
         case OPT_BANDWIDTH: o->probes.bandwidth = true; break;
         case OPT_TLB: o->probes.tlb = true; break;
+        case OPT_FLEET: o->fleet = optarg; break;
+        case OPT_SIM_PER_RANK: o->sim_per_rank = optarg; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,
@@ -179,10 +195,15 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
     }
     if (optind < argc)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "unexpected argument '%s' (see --help)", argv[optind]);
-    int sources = (o->sim != NULL) + (o->replay != NULL) + o->device_given;
+    int sources = (o->sim != NULL) + (o->replay != NULL) + o->device_given +
+                  (o->sim_per_rank != NULL);
     if (sources > 1)
-        return mt_fail(ei, MT_ERR_INVALID_ARG, "--device, --sim and --replay exclude each other");
-    if (o->has_seed && !o->sim)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "--device, --sim, --sim-per-rank and --replay exclude each other");
+    mt_err fe = mt_cli_check_fleet_options(o, ei);
+    if (fe != MT_OK)
+        return fe;
+    if (o->has_seed && !o->sim && !o->sim_per_rank)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--seed only applies to --sim");
     if (o->replay && o->record)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--record cannot be combined with --replay");

@@ -78,15 +78,15 @@ static void print_members(const mt_fleet *fl, const mt_fleet_cmp *c, FILE *out)
 mt_err mt_fleet_text(const mt_fleet *fl, const mt_fleet_cmp *c, FILE *out, mt_errinfo *ei)
 {
     errno = 0;
-    fprintf(out, "memtopo compare: %zu reports, %zu findings\n", fl->n, c->n_rows);
+    fprintf(out, "memtopo: %zu reports compared, %zu findings\n", fl->n, c->n_rows);
     print_members(fl, c, out);
     fprintf(out,
-            "Test: %s; a member differs where it lies further from it than\n"
-            "max(%.1f x %.4f x MAD, the finding's repeatability tolerance); categories must\n"
-            "equal the %s; findings with confidence < 0.5 are not compared\n"
-            "(docs/method.md, \"Comparing reports\").\n\n",
-            fl->n == 2 ? "each finding is compared with report #0's (the reference)"
-                       : "each finding is compared with the median of the members",
+            "Test: each finding is compared with %s;\n"
+            "a member differs where it lies further from it than max(%.1f x %.4f x MAD,\n"
+            "the finding's repeatability tolerance); categories must equal the %s;\n"
+            "findings with confidence < 0.5 are not compared (docs/method.md,\n"
+            "\"Comparing reports\").\n\n",
+            fl->n == 2 ? "report #0's (the reference)" : "the median of the members",
             MT_OUTLIER_MADS, MT_MAD_TO_SD, fl->n == 2 ? "reference's" : "strict majority's");
     fprintf(out, "%-36s  %-22s  %-12s  %s\n", "Finding", fl->n == 2 ? "Reference" : "Median",
             "Limit", "Flagged");
