@@ -23,7 +23,7 @@ JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 endif
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(JANSSON_CFLAGS)
-LDLIBS  += $(JANSSON_LIBS) -lm
+LDLIBS  += $(JANSSON_LIBS) -lm -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # ---- CUDA: compiled only when nvcc exists --------------------------------

@@ -26,9 +26,17 @@ typedef struct {
     uint32_t value;
 } mt_cli_carveout;
 
+/* GPUs one run measures at most (--device LIST, --sim given again): more
+ * than the 8 of the largest nodes built so far. */
+#define MT_CLI_MAX_NODE_GPUS 16
+
 typedef struct {
-    int device;            /* --device N (default 0) */
+    int device;            /* --device N (default 0); a list's first */
     bool device_given;
+    int devices[MT_CLI_MAX_NODE_GPUS]; /* --device 0,2: every GPU of the list */
+    int n_devices;
+    const char *sims[MT_CLI_MAX_NODE_GPUS]; /* --sim A --sim B: one simulated GPU each */
+    int n_sims;
     const char *sim;       /* --sim PRESET|FILE */
     const char *replay;    /* --replay DIR */
     const char *record;    /* --record DIR */
@@ -113,6 +121,16 @@ mt_err mt_cli_check_fleet_options(const mt_cli *o, mt_errinfo *ei);
 int mt_cli_fleet(const mt_cli *o);
 /* The current UTC time, ISO 8601 ("2026-11-23T11:06:41Z"). */
 void mt_cli_iso_time(char *buf, size_t n);
+/* Measures the one GPU o names into *out (cli_measure.c): the backend, the
+ * device description, the provenance and every planned probe; no output
+ * is written; *out is NULL on failure.  Fleet ranks and the GPUs of a
+ * node run it, each on its own thread and backend. */
+mt_err mt_cli_measure(const mt_cli *o, volatile sig_atomic_t *stop, mt_topology **out,
+                      mt_errinfo *ei);
+/* Several GPUs of this node (--device 0,2 or --sim given more than once;
+ * cli_node.c): each measured on a thread of its own, one report each and
+ * the node summary; returns the exit code (7 when one differs). */
+int mt_cli_node(const mt_cli *o);
 /* The backend o names (--replay, --sim, else CUDA device o->device). */
 mt_err mt_cli_open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei);
 /* The provenance every run fills in: version, command line, time, source. */

@@ -59,38 +59,6 @@ static mt_err rank_source(const mt_cli *o, const mt_fleet_comm *c, mt_cli *one, 
     return MT_OK;
 }
 
-/* Measures this rank's GPU into *out (NULL on failure, with ei set). */
-static mt_err measure(const mt_cli *one, volatile sig_atomic_t *stop, mt_topology **out,
-                      mt_errinfo *ei)
-{
-    *out = NULL;
-    mt_backend *be = NULL;
-    mt_err e = mt_cli_open_backend(one, &be, ei);
-    if (e != MT_OK)
-        return e;
-    mt_topology *topo = mt_topology_new();
-    if (!topo) {
-        mt_backend_destroy(be);
-        return mt_fail(ei, MT_ERR_NOMEM, "out of memory");
-    }
-    char when[32];
-    mt_cli_iso_time(when, sizeof when);
-    mt_probe_options popt = one->probes;
-    if ((e = mt_backend_info(be, &topo->dev, ei)) == MT_OK &&
-        (e = mt_cli_apply_carveout(&one->carveout, &topo->dev, &popt, ei)) == MT_OK) {
-        mt_cli_fill_provenance(topo, one, when);
-        popt.stop = stop;
-        e = mt_probe_run_all(be, &popt, topo, ei);
-    }
-    mt_backend_destroy(be);
-    if (e != MT_OK) {
-        mt_topology_free(topo);
-        return e;
-    }
-    *out = topo;
-    return MT_OK;
-}
-
 /* This rank's message to rank 0: {"host", "target", "error", "report"}. */
 static char *rank_message(const mt_fleet_comm *c, const mt_cli *one, const mt_topology *topo,
                           const char *error)
@@ -189,7 +157,7 @@ int mt_cli_fleet(const mt_cli *o)
     mt_topology *topo = NULL;
     e = rank_source(o, &comm, &one, spec, sizeof spec, &ei);
     if (e == MT_OK && out_err == MT_OK)
-        e = measure(&one, stop, &topo, &ei);
+        e = mt_cli_measure(&one, stop, &topo, &ei);
     char *mine = rank_message(&comm, &one, topo, e != MT_OK ? ei.msg : NULL);
     mt_topology_free(topo);
     char **all = NULL;

@@ -372,6 +372,8 @@ int mt_cli_main(int argc, char **argv)
         code = 0;
     } else if (o.fleet) {
         code = mt_cli_fleet(&o);
+    } else if (o.n_devices > 1 || o.n_sims > 1) {
+        code = mt_cli_node(&o);
     } else {
         code = run(&o);
     }
