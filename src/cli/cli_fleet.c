@@ -42,8 +42,11 @@ static mt_err rank_source(const mt_cli *o, const mt_fleet_comm *c, mt_cli *one, 
         char **paths;
         size_t n;
         mt_err e = mt_cli_list_dir(o->sim_per_rank, ".spec", &paths, &n, ei);
-        if (e != MT_OK)
-            return mt_fail(ei, e, "--sim-per-rank: %s", ei->msg);
+        if (e != MT_OK) {
+            char why[sizeof ei->msg];
+            snprintf(why, sizeof why, "%s", ei->msg); /* mt_fail writes ei->msg */
+            return mt_fail(ei, e, "--sim-per-rank: %.480s", why);
+        }
         if ((size_t)c->rank >= n) {
             mt_cli_free_list(paths, n);
             return mt_fail(ei, MT_ERR_INVALID_ARG,
