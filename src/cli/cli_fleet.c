@@ -69,6 +69,8 @@ static char *rank_message(const mt_fleet_comm *c, const mt_cli *one, const mt_to
     char target[300];
     if (one->sim)
         snprintf(target, sizeof target, "sim %.280s", one->sim);
+    else if (one->sim_per_rank) /* its spec could not be picked */
+        snprintf(target, sizeof target, "sim-per-rank %.280s", one->sim_per_rank);
     else if (one->replay)
         snprintf(target, sizeof target, "replay %.280s", one->replay);
     else
