@@ -23,7 +23,7 @@ JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 endif
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(JANSSON_CFLAGS)
-LDLIBS  += $(JANSSON_LIBS) -lm
+LDLIBS  += $(JANSSON_LIBS) -lm -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # ---- CUDA: compiled only when nvcc exists --------------------------------
@@ -42,10 +42,19 @@ NVFLAGS := -O2 -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra,-Werror -Werror al
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 
+# ---- MPI: the fleet transport, compiled only when mpicc exists -------------
+# (Open MPI from Debian: libopenmpi-dev, openmpi-bin).  Without it
+# src/fleet/fleet_comm_none.c answers --fleet with "built without MPI".
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null)
+endif
+
 B := build
 # Modules, each a folder of src/ and a static library (dependencies point
 # right to left in LIB_ORDER below).
-MODULES := core backend topology analysis sim report recording probes cli
+MODULES := core backend topology analysis sim report recording probes fleet cli
 
 # The default goal: the tool itself (this rule must stay the first one).
 all: $(B)/memtopo
@@ -110,7 +119,7 @@ REG_OBJ  := $(B)/obj/gen/backend_registry.o
 SREG_OBJ := $(B)/san/gen/backend_registry_nocuda.o
 
 # Link order: dependents first.
-LIB_ORDER := cli probes recording report sim analysis topology backend core
+LIB_ORDER := cli fleet probes recording report sim analysis topology backend core
 ALL_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/libmt_$(m).a)
 SAN_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/san/libmt_$(m).a)
 
@@ -138,6 +147,20 @@ $(B)/obj/cuda/%.o: src/cuda/%.c
 $(B)/memtopo: $(B)/obj/main.o $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(REG_OBJ) $(CUDA_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
+# The MPI build of the same program, for fleets (memtopo-mpi --fleet under
+# mpirun or srun).  A binary of its own: loading libmpi costs about 4 ms at
+# every start, which the single-GPU tool does not pay.
+ifneq ($(MPICC),)
+MPI_OBJ := $(B)/obj/mpi/fleet_comm_mpi.o
+$(B)/obj/mpi/%.o: src/mpi/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -Isrc -MMD -MP -c $< -o $@
+$(B)/memtopo-mpi: $(B)/obj/main.o $(REG_OBJ) $(ALL_LIBS) $(CUDA_OBJ) $(MPI_OBJ)
+	$(CC) $(CFLAGS) -o $@ $(B)/obj/main.o $(REG_OBJ) $(CUDA_OBJ) $(MPI_OBJ) $(ALL_LIBS) $(LDLIBS) $(CUDA_LIBS) $(MPI_LIBS)
+all: $(B)/memtopo-mpi
+test: $(B)/memtopo-mpi
+endif
+
 # Sanitized binary: sim/replay only (ASan and the CUDA runtime do not mix well).
 $(B)/san/memtopo: $(B)/san/main.o $(SREG_OBJ) $(SAN_LIBS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
@@ -156,8 +179,9 @@ TEST_LIBS_cuda      := backend core
 TEST_EXTRA_test_cuda_layout := $(B)/san/cuda/limits.o $(B)/san/cuda/layout.o $(B)/san/cuda/schedule.o
 TEST_EXTRA_test_cuda_icache_ptx := $(B)/san/cuda/icache_ptx.o
 TEST_LIBS_probes    := probes recording report sim topology analysis backend core
-TEST_LIBS_e2e       := cli probes recording report sim topology analysis backend core
-TEST_LIBS_cli       := cli probes recording report sim topology analysis backend core
+TEST_LIBS_fleet     := fleet report topology analysis backend core
+TEST_LIBS_e2e       := cli fleet probes recording report sim topology analysis backend core
+TEST_LIBS_cli       := cli fleet probes recording report sim topology analysis backend core
 # Tests that open backends by name link the (sanitized, CUDA-free) registry.
 TEST_EXTRA_test_e2e_presets := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_interference := $(SREG_OBJ)
@@ -188,7 +212,7 @@ test: $(TEST_BINS) $(B)/san/memtopo $(B)/memtopo $(B)/e2e_check $(B)/memtopo.1
 # Debian packages the build and the tests need (sudo when not root).
 DEB_PKGS := build-essential pkg-config libjansson-dev libcmocka-dev python3 python3-jsonschema xz-utils \
             clang libclang-rt-dev help2man man-db gnuplot-nox fonts-dejavu-core \
-            chromium-headless-shell
+            chromium-headless-shell libopenmpi-dev openmpi-bin
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

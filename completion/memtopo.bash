@@ -12,9 +12,9 @@ _memtopo()
             COMPREPLY=($(compgen -W "$("$prog" --list-presets 2>/dev/null)" -- "$cur")
                        $(compgen -f -X '!*.spec' -- "$cur") $(compgen -d -- "$cur"))
             return;;
-        --replay|--record|--raw|--plot)
+        --replay|--record|--raw|--plot|--sim-per-rank)
             COMPREPLY=($(compgen -d -- "$cur")); return;;
-        -j|--json|--csv|--html)
+        -j|--json|--csv|--html|--fleet)
             COMPREPLY=($(compgen -f -- "$cur")); return;;
         -o|--only)
             # Comma-separated probe names: complete the last one.
@@ -25,8 +25,18 @@ _memtopo()
         -d|--device|--seed|--carveout)
             return;;
     esac
+    if [[ ${COMP_WORDS[1]} == compare && $COMP_CWORD -gt 1 ]]; then
+        # memtopo compare: saved reports or directories of them.
+        [[ $cur == -* ]] && COMPREPLY=($(compgen -W "--json --help" -- "$cur")) && return
+        COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+        return
+    fi
+    if [[ $COMP_CWORD == 1 && $cur != -* ]]; then
+        COMPREPLY=($(compgen -W compare -- "$cur"))
+        return
+    fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$("$prog" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" -- "$cur"))
     fi
 }
-complete -F _memtopo memtopo
+complete -F _memtopo memtopo memtopo-mpi

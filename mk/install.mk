@@ -35,6 +35,7 @@ install: $(B)/memtopo $(MAN_PAGE)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(pkgdatadir)/schema \
 	  $(DESTDIR)$(pkgdatadir)/presets $(DESTDIR)$(docdir) $(DESTDIR)$(bashcompdir)
 	install -m 755 $(B)/memtopo $(DESTDIR)$(bindir)/memtopo
+	$(if $(wildcard $(B)/memtopo-mpi),install -m 755 $(B)/memtopo-mpi $(DESTDIR)$(bindir)/memtopo-mpi)
 	gzip -9n <$(MAN_PAGE) >$(B)/memtopo.1.gz
 	install -m 644 $(B)/memtopo.1.gz $(DESTDIR)$(man1dir)/memtopo.1.gz
 	install -m 644 $(INSTALL_SCHEMAS) $(DESTDIR)$(pkgdatadir)/schema
@@ -45,7 +46,7 @@ install: $(B)/memtopo $(MAN_PAGE)
 # Removes exactly what install put there, then the directories that are
 # memtopo's own (never bin/ or man1/, which other tools share).
 uninstall:
-	rm -f $(DESTDIR)$(bindir)/memtopo $(DESTDIR)$(man1dir)/memtopo.1.gz \
+	rm -f $(DESTDIR)$(bindir)/memtopo $(DESTDIR)$(bindir)/memtopo-mpi $(DESTDIR)$(man1dir)/memtopo.1.gz \
 	  $(DESTDIR)$(bashcompdir)/memtopo \
 	  $(addprefix $(DESTDIR)$(pkgdatadir)/schema/,$(notdir $(INSTALL_SCHEMAS))) \
 	  $(addprefix $(DESTDIR)$(pkgdatadir)/presets/,$(notdir $(INSTALL_PRESETS))) \

@@ -26,9 +26,17 @@ typedef struct {
     uint32_t value;
 } mt_cli_carveout;
 
+/* GPUs one run measures at most (--device LIST, --sim given again): more
+ * than the 8 of the largest nodes built so far. */
+#define MT_CLI_MAX_NODE_GPUS 16
+
 typedef struct {
-    int device;            /* --device N (default 0) */
+    int device;            /* --device N (default 0); a list's first */
     bool device_given;
+    int devices[MT_CLI_MAX_NODE_GPUS]; /* --device 0,2: every GPU of the list */
+    int n_devices;
+    const char *sims[MT_CLI_MAX_NODE_GPUS]; /* --sim A --sim B: one simulated GPU each */
+    int n_sims;
     const char *sim;       /* --sim PRESET|FILE */
     const char *replay;    /* --replay DIR */
     const char *record;    /* --record DIR */
@@ -37,6 +45,8 @@ typedef struct {
     const char *csv;       /* --csv FILE|- */
     const char *plot;      /* --plot DIR */
     const char *html;      /* --html FILE */
+    const char *fleet;     /* --fleet FILE: an MPI fleet run (cli_fleet.c) */
+    const char *sim_per_rank; /* --sim-per-rank DIR: rank R simulates DIR's R-th *.spec */
     bool has_seed;
     uint64_t seed;
     bool quiet;
@@ -97,5 +107,46 @@ int mt_cli_main(int argc, char **argv);
  * the interference checks found measurements disturbed by another workload
  * or a clock change even after re-running them (README, "Exit codes"). */
 #define MT_EXIT_DEGRADED 6
+/* Exit code of `memtopo compare` (and of a fleet run) that found a member
+ * differing beyond the tolerances, or (fleet) a rank that failed: every
+ * output was written, so not an error code; distinct from 0 so CI can
+ * check a report against a known-good one by the status alone. */
+#define MT_EXIT_DIFFERS 7
+
+/* --fleet (cli_fleet.c): the options that make sense with it (the
+ * per-run outputs do not: rank 0 writes the fleet report). */
+mt_err mt_cli_check_fleet_options(const mt_cli *o, mt_errinfo *ei);
+/* Runs one rank of a fleet; returns its exit code (rank 0: 0 same, 7
+ * differs or a rank failed; other ranks 0 once their result is sent). */
+int mt_cli_fleet(const mt_cli *o);
+/* The current UTC time, ISO 8601 ("2026-11-23T11:06:41Z"). */
+void mt_cli_iso_time(char *buf, size_t n);
+/* Measures the one GPU o names into *out (cli_measure.c): the backend, the
+ * device description, the provenance and every planned probe; no output
+ * is written; *out is NULL on failure.  Fleet ranks and the GPUs of a
+ * node run it, each on its own thread and backend. */
+mt_err mt_cli_measure(const mt_cli *o, volatile sig_atomic_t *stop, mt_topology **out,
+                      mt_errinfo *ei);
+/* Several GPUs of this node (--device 0,2 or --sim given more than once;
+ * cli_node.c): each measured on a thread of its own, one report each and
+ * the node summary; returns the exit code (7 when one differs). */
+int mt_cli_node(const mt_cli *o);
+/* The backend o names (--replay, --sim, else CUDA device o->device). */
+mt_err mt_cli_open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei);
+/* The provenance every run fills in: version, command line, time, source. */
+void mt_cli_fill_provenance(mt_topology *topo, const mt_cli *o, const char *when);
+
+/* The files of dir whose names end in suffix, in name order, as
+ * "dir/name" (cli_listdir.c); none is MT_ERR_INVALID_ARG.  Free the list
+ * with mt_cli_free_list. */
+mt_err mt_cli_list_dir(const char *dir, const char *suffix, char ***paths, size_t *n,
+                       mt_errinfo *ei);
+void mt_cli_free_list(char **paths, size_t n);
+
+/* memtopo compare (cli_compare.c): argv[0] is "compare". */
+int mt_cli_compare(int argc, char **argv);
+/* Prints msg as one "memtopo: ..." line on stderr (control characters
+ * escaped). */
+void mt_cli_error_line(const char *msg);
 
 #endif

@@ -32,7 +32,12 @@ static void print_line(const char *fmt, ...)
     fprintf(stderr, "memtopo: %s\n", mt_escape_line(raw, line, sizeof line));
 }
 
-static void iso_time(char *buf, size_t n)
+void mt_cli_error_line(const char *msg)
+{
+    print_line("%s", msg);
+}
+
+void mt_cli_iso_time(char *buf, size_t n)
 {
     time_t t = time(NULL);
     struct tm tm;
@@ -41,7 +46,7 @@ static void iso_time(char *buf, size_t n)
 }
 
 /* The backend by name from the registry (the composition root picks it). */
-static mt_err open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei)
+mt_err mt_cli_open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei)
 {
     mt_backend_args a = {.target = NULL, .device = o->device, .has_seed = o->has_seed,
                          .seed = o->seed};
@@ -54,6 +59,15 @@ static mt_err open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei)
         return mt_backend_open("sim", &a, be, ei);
     }
     return mt_backend_open("cuda", &a, be, ei);
+}
+
+void mt_cli_fill_provenance(mt_topology *topo, const mt_cli *o, const char *when)
+{
+    snprintf(topo->prov.tool_version, sizeof topo->prov.tool_version, "%s", MEMTOPO_VERSION);
+    snprintf(topo->prov.command_line, sizeof topo->prov.command_line, "%s", o->command_line);
+    snprintf(topo->prov.time_utc, sizeof topo->prov.time_utc, "%s", when);
+    snprintf(topo->prov.source, sizeof topo->prov.source, "%s",
+             o->replay ? "replay" : topo->dev.backend);
 }
 
 /* Prints an error as one line, with the CLI's hint for its code. */
@@ -217,10 +231,10 @@ static int run(const mt_cli *o)
     mt_topology *topo = NULL;
     mt_plot_data *plots = NULL;
     mt_backend *observer = NULL; /* owns be once set: destroyed instead of it */
-    if ((err = open_backend(o, &be, &ei)) != MT_OK)
+    if ((err = mt_cli_open_backend(o, &be, &ei)) != MT_OK)
         goto fail_early;
     char when[32];
-    iso_time(when, sizeof when);
+    mt_cli_iso_time(when, sizeof when);
     /* Nothing is created on disk before the flush at the end. */
     if (o->raw) {
         if ((err = mt_backend_record_wrap(be, o->raw, &raw, &ei)) != MT_OK)
@@ -241,11 +255,7 @@ static int run(const mt_cli *o)
     }
     if ((err = mt_backend_info(be, &topo->dev, &ei)) != MT_OK)
         goto fail_early;
-    snprintf(topo->prov.tool_version, sizeof topo->prov.tool_version, "%s", MEMTOPO_VERSION);
-    snprintf(topo->prov.command_line, sizeof topo->prov.command_line, "%s", o->command_line);
-    snprintf(topo->prov.time_utc, sizeof topo->prov.time_utc, "%s", when);
-    snprintf(topo->prov.source, sizeof topo->prov.source, "%s",
-             o->replay ? "replay" : topo->dev.backend);
+    mt_cli_fill_provenance(topo, o, when);
     if (o->replay) {
         mt_recording_info ri;
         if (mt_replay_recording_info(be, &ri, &ei) == MT_OK && ri.time_utc[0])
@@ -340,6 +350,8 @@ fail_early:
 int mt_cli_main(int argc, char **argv)
 {
     reserve_std_streams();
+    if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+        return mt_cli_compare(argc - 1, argv + 1);
     mt_cli o;
     mt_errinfo ei = {{0}};
     int code;
@@ -358,6 +370,10 @@ int mt_cli_main(int argc, char **argv)
         for (const mt_preset *p = mt_presets; p->name; p++)
             printf("%s\n", p->name);
         code = 0;
+    } else if (o.fleet) {
+        code = mt_cli_fleet(&o);
+    } else if (o.n_devices > 1 || o.n_sims > 1) {
+        code = mt_cli_node(&o);
     } else {
         code = run(&o);
     }

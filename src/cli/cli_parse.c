@@ -25,10 +25,13 @@ void mt_cli_usage(FILE *f)
             "pointer-chasing, and report it as a table, JSON, CSV, or raw samples.\n"
             "\n"
             "Source (one of; default: the CUDA GPU 0):\n"
-            "  -d, --device N        measure CUDA device N\n"
+            "  -d, --device N|LIST   measure CUDA device N; a list (0,2) measures each GPU\n"
+            "                        on a thread of its own: one report each and a node\n"
+            "                        summary (as memtopo compare; exit 7 when one differs)\n"
             "  -s, --sim PRESET|FILE\n"
             "                        simulate a GPU: a preset (%s)\n"
-            "                        or a spec file (docs/spec-format.md)\n"
+            "                        or a spec file (docs/spec-format.md); given again,\n"
+            "                        one more simulated GPU of the node (as a list)\n"
             "      --replay DIR      rerun only the analysis on samples saved by --record\n"
             "\n"
             "What to measure (-o, --only LIST: comma-separated probes; default: all):\n",
@@ -79,11 +82,20 @@ void mt_cli_usage(FILE *f)
           "                        TMA copy latency and rate against plain loads and\n"
           "                        stores (\"not supported\" before compute capability\n"
           "                        9.0; about 0.05 s on an H100, their own rows of the\n"
+          "                        timings)\n"
           "      --icache          also measure the instruction caches (opt-in probe icache):\n"
           "                        code size held and cycles per instruction per level, from\n"
           "                        straight-line code of 1 KiB to 512 KiB (on a GPU mostly\n"
           "                        the driver compiling it: seconds; its own row of the\n"
           "                        timings)\n"
+          "      --fleet FILE      under mpirun or srun (an MPI build): every rank measures\n"
+          "                        its GPU (the node-local rank's device, or --device,\n"
+          "                        --sim, --sim-per-rank), rank 0 writes one fleet report\n"
+          "                        to FILE and prints the comparison (as memtopo compare);\n"
+          "                        exit 7 when a rank differs or failed\n"
+          "      --sim-per-rank DIR\n"
+          "                        with --fleet: rank R simulates the R-th *.spec file of\n"
+          "                        DIR (in name order)\n"
           "      --seed N          seed of the simulator's noise (with --sim)\n"
           "\n"
           "Output (the table goes to stdout unless --json - or --csv -):\n"
@@ -106,7 +118,11 @@ void mt_cli_usage(FILE *f)
           "Exit codes: 0 success; 1 internal error; 2 bad option or input (spec file,\n"
           "replay data, an output path that cannot be written); 3 no usable GPU or\n"
           "backend not built; 4 GPU error or timeout; 5 output could not be written;\n"
-          "130/143 interrupted by SIGINT/SIGTERM (what was measured is written).\n",
+          "130/143 interrupted by SIGINT/SIGTERM (what was measured is written); 6 report\n"
+          "degraded (GPU disturbed); 7 compare or --fleet: a member differs.\n"
+          "\n"
+          "memtopo compare [--json FILE|-] REPORT|DIR...  compares saved reports\n"
+          "(memtopo compare --help).\n",
           f);
 }
 
@@ -115,7 +131,37 @@ void mt_cli_usage(FILE *f)
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
        OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX,
-       OPT_CLUSTER, OPT_ICACHE };
+       OPT_CLUSTER, OPT_ICACHE,
+       OPT_FLEET, OPT_SIM_PER_RANK };
+
+/* --device N, or a comma-separated list of distinct device numbers. */
+static mt_err parse_devices(const char *arg, mt_cli *o, mt_errinfo *ei)
+{
+    if (o->device_given)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "--device given twice (a list is --device 0,2)");
+    char item[32];
+    const char *p = arg;
+    do {
+        size_t len = strcspn(p, ",");
+        uint64_t v;
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        if (len >= sizeof item || mt_parse_decimal(item, MT_CLI_MAX_DEVICE, &v))
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "--device: '%s' is not a device number or a list of them (decimal, no leading zero, at most %d)",
+                           arg, MT_CLI_MAX_DEVICE);
+        for (int i = 0; i < o->n_devices; i++)
+            if (o->devices[i] == (int)v)
+                return mt_fail(ei, MT_ERR_INVALID_ARG, "--device: %d is listed twice", (int)v);
+        if (o->n_devices == MT_CLI_MAX_NODE_GPUS)
+            return mt_fail(ei, MT_ERR_INVALID_ARG, "--device: at most %d devices",
+                           MT_CLI_MAX_NODE_GPUS);
+        o->devices[o->n_devices++] = (int)v;
+        p += len;
+    } while (*p++ == ',');
+    o->device = o->devices[0];
+    o->device_given = true;
+    return MT_OK;
+}
 
 mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
 {
@@ -136,6 +182,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"matrix", no_argument, 0, OPT_MATRIX},
         {"cluster", no_argument, 0, OPT_CLUSTER},
         {"icache", no_argument, 0, OPT_ICACHE},
+        {"fleet", required_argument, 0, OPT_FLEET},
+        {"sim-per-rank", required_argument, 0, OPT_SIM_PER_RANK},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -148,17 +196,21 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
     opterr = 0; /* we print our own one-line errors */
     optind = 1;
     int ch;
-    uint64_t v;
     while ((ch = getopt_long(argc, argv, ":d:s:j:o:qhV", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'd':
-            if (mt_parse_decimal(optarg, MT_CLI_MAX_DEVICE, &v))
-                return mt_fail(ei, MT_ERR_INVALID_ARG, "--device: '%s' is not a device number (decimal, no leading zero, at most %d)",
-                               optarg, MT_CLI_MAX_DEVICE);
-            o->device = (int)v;
-            o->device_given = true;
+        case 'd': {
+            mt_err e = parse_devices(optarg, o, ei);
+            if (e != MT_OK)
+                return e;
             break;
-        case 's': o->sim = optarg; break;
+        }
+        case 's':
+            if (o->n_sims == MT_CLI_MAX_NODE_GPUS)
+                return mt_fail(ei, MT_ERR_INVALID_ARG, "--sim: at most %d simulated GPUs",
+                               MT_CLI_MAX_NODE_GPUS);
+            o->sims[o->n_sims++] = optarg;
+            o->sim = o->sims[0];
+            break;
         case OPT_REPLAY: o->replay = optarg; break;
         case OPT_RECORD: o->record = optarg; break;
         case OPT_RAW: o->raw = optarg; break;
@@ -184,6 +236,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_MATRIX: o->probes.matrix = true; break;
         case OPT_CLUSTER: o->probes.cluster = true; break;
         case OPT_ICACHE: o->probes.icache = true; break;
+        case OPT_FLEET: o->fleet = optarg; break;
+        case OPT_SIM_PER_RANK: o->sim_per_rank = optarg; break;
         case OPT_SEED:
             if (mt_parse_decimal(optarg, UINT64_MAX, &o->seed))
                 return mt_fail(ei, MT_ERR_INVALID_ARG,
@@ -204,10 +258,22 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
     }
     if (optind < argc)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "unexpected argument '%s' (see --help)", argv[optind]);
-    int sources = (o->sim != NULL) + (o->replay != NULL) + o->device_given;
+    if (o->n_devices > 1 || o->n_sims > 1) {
+        if (o->record || o->raw || o->csv || o->plot || o->html || o->fleet)
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "several GPUs in one run write one report each and a node summary "
+                           "(--json FILE: the node report): --record, --raw, --csv, --plot, "
+                           "--html and --fleet are for one GPU");
+    }
+    int sources = (o->sim != NULL) + (o->replay != NULL) + o->device_given +
+                  (o->sim_per_rank != NULL);
     if (sources > 1)
-        return mt_fail(ei, MT_ERR_INVALID_ARG, "--device, --sim and --replay exclude each other");
-    if (o->has_seed && !o->sim)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "--device, --sim, --sim-per-rank and --replay exclude each other");
+    mt_err fe = mt_cli_check_fleet_options(o, ei);
+    if (fe != MT_OK)
+        return fe;
+    if (o->has_seed && !o->sim && !o->sim_per_rank)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--seed only applies to --sim");
     if (o->replay && o->record)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--record cannot be combined with --replay");

@@ -23,10 +23,11 @@ complete_words() { # complete_words WORD... : what TAB offers after them
     COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _memtopo; printf "%s\n" "${COMPREPLY[@]}"' \
     _ "$dest/usr/share/bash-completion/completions/memtopo" "$@"
 }
-check "completion: --s offers --sim and --seed" \
-  bash -c '[ "$(printf "%s\n" "$@" | sort | tr "\n" " ")" = "--seed --sim " ]' _ $(complete_words memtopo --s)
+check "completion: --s offers --sim, --sim-per-rank and --seed" \
+  bash -c '[ "$(printf "%s\n" "$@" | sort | tr "\n" " ")" = "--seed --sim --sim-per-rank " ]' _ $(complete_words memtopo --s)
 check "completion: --sim h offers the preset h100" bash -c '[ "$1" = h100 ]' _ $(complete_words memtopo --sim h1)
 check "completion: --only l1d,te offers l1d,texture" bash -c '[ "$1" = l1d,texture ]' _ $(complete_words memtopo --only l1d,te)
+check "completion: compare offers reports" bash -c '[ "$1" = compare ]' _ $(complete_words memtopo comp)
 
 make -s -C "$root" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/uninstall.log" 2>&1
 check "make uninstall succeeds" test $? = 0
