@@ -30,9 +30,10 @@
  * Where the classes overlap, more rounds add laps (MAP_MAX_ROUNDS). */
 #define MAP_LAPS 4u
 #define MAP_MIN_LAPS 3u
-/* Rounds of MAP_LAPS laps at most: when the classes overlap, each round
- * adds laps to every line's median (six rounds: 24 laps, half the noise
- * of 8), at the cost of one more experiment per SM. */
+/* Rounds of MAP_LAPS laps at most: when the classes overlap, or SM 0's
+ * group's class latencies are not yet pinned to the cycle, each round adds
+ * laps to every line's median and loads to every class median (six rounds:
+ * 24 laps, half the noise of 8), at the cost of one more experiment per SM. */
 #define MAP_MAX_ROUNDS 6
 /* The chain uses at most this share of the capacity one SM can use, so
  * every line stays resident under any placement (a hashed index can fill
@@ -457,12 +458,37 @@ static void note_thresholds(mt_probe_ctx *c)
 /* Another round is worth its time when the classes overlap (more laps
  * per line shrink each line's noise), or when one class was seen while the
  * partition size shows a partitioned L2 (the gap may still appear). */
-static bool another_round(const mt_probe_ctx *c, const mt_near_map *m)
+/* SM 0's group's class latencies (near, and far with two classes) are
+ * pinned to the cycle at the level report_map states them at: these are
+ * the L2 latencies of the report (derive_l2_latency_from_map.c), so a map
+ * whose first round leaves them ranges runs more rounds, while a quiet GPU
+ * stops after one (the H100: 4 laps). */
+static bool group0_latencies_pinned(const mt_near_map *m, const map_samples *ms)
+{
+    size_t shown = m->n_groups < MAP_MAX_GROUPS_SHOWN ? m->n_groups : MAP_MAX_GROUPS_SHOWN;
+    double level = simultaneous_level(m->two_classes ? 2 * shown + 1 : shown);
+    double *x = malloc(m->n_sm * ms->loads * (size_t)ms->rounds * sizeof *x);
+    if (!x)
+        return true; /* the report will fail on the same allocation and say so */
+    bool pinned = true;
+    for (int cls = MT_LINE_NEAR; pinned && cls <= (m->two_classes ? MT_LINE_FAR : MT_LINE_NEAR);
+         cls++) {
+        mt_median_interval ci;
+        size_t n = class_values(m, ms, 0, cls, x);
+        pinned = n && mt_median_ci(x, n, level, &ci) == MT_OK && mt_latency_precise(&ci);
+    }
+    free(x);
+    return pinned;
+}
+
+static bool another_round(const mt_probe_ctx *c, const mt_near_map *m, const map_samples *ms)
 {
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
-    if (!m->two_classes)
-        return ps->kind == MT_FIND_VALUE && ps->confidence >= MT_CONF_TRUSTED;
-    return m->misclass > MAP_MAX_MISCLASS || m->disagree > MAP_MAX_MISCLASS;
+    if (!m->two_classes && ps->kind == MT_FIND_VALUE && ps->confidence >= MT_CONF_TRUSTED)
+        return true;
+    if (m->two_classes && (m->misclass > MAP_MAX_MISCLASS || m->disagree > MAP_MAX_MISCLASS))
+        return true;
+    return !group0_latencies_pinned(m, ms);
 }
 
 /* Rounds of one experiment per SM until the map is clear or
@@ -482,7 +508,7 @@ static mt_err measure_map(mt_probe_ctx *c, map_samples *ms, mt_near_map *m)
     mt_err err = MT_OK;
     bool built = false;
     for (int round = 0; round < MAP_MAX_ROUNDS && err == MT_OK; round++) {
-        if (built && !another_round(c, m))
+        if (built && !another_round(c, m, ms))
             break;
         if (built)
             mt_near_map_free(m);
