@@ -10,7 +10,11 @@
 #   4. a run interrupted by SIGINT, and the replay of its recording,
 #   5. the carveout sweep (recorded),
 #   6. the opt-in bandwidth and TLB probes (recorded),
+#   7. the opt-in L2 geometry and L1 per-set map (recorded),
+#   8. the other opt-in probes: latency matrix, clusters and TMA,
+#      instruction caches, and MT_OPTIN_EXTRA's flags (recorded),
 # and prints a summary.  Usage: bench/device_check.sh OUTDIR [idle runs]
+# MT_CHECK_QUICK=1 skips steps 2-6 (a check of a build, not a re-record).
 set -uo pipefail
 out=${1:?outdir}; runs=${2:-5}
 mkdir -p "$out"
@@ -28,6 +32,7 @@ for i in $(seq 1 "$runs"); do
 done
 export XZ_OPT="-T0 -6"   # every core: the recordings are 100+ MB of text
 tar -C "$(dirname "$rec")" -cJf "$out/rec.tar.xz" rec
+if [ -z "${MT_CHECK_QUICK:-}" ]; then
 # 2. a memory-bound neighbour
 ./build/gpu_load 4096 20 >"$out/load.txt" 2>&1 & lp=$!
 sleep 2
@@ -49,11 +54,12 @@ echo "replay of it: rc=$?" | tee -a "$out/log.txt"
 rm -rf "$out/int-rec"
 sed -n '10,24p' "$out/idle1.txt"
 cat "$out/loaded.err" | head -5
-# 5. the carveout sweep (issue 8): every carveout the GPU offers, recorded
+# 5. the carveout sweep (issue 8): every carveout the GPU offers, with the
+#    geometry and the per-set map at each (--geometry), recorded
 #    (a fixture CI replays), with its wall time
 crec=$(mktemp -d)/rec-carveout
 s=$(date +%s%N)
-./build/memtopo --carveout all --json "$out/carveout.json" --record "$crec" >"$out/carveout.txt" 2>"$out/carveout.err"
+./build/memtopo --carveout all --geometry --json "$out/carveout.json" --record "$crec" >"$out/carveout.txt" 2>"$out/carveout.err"
 echo "carveout sweep: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 tar -C "$(dirname "$crec")" -cJf "$out/rec-carveout.tar.xz" rec-carveout
 grep -i "carveout" "$out/carveout.txt" | head -14
@@ -64,3 +70,19 @@ s=$(date +%s%N)
 ./build/memtopo --only l2 --bandwidth --tlb --json "$out/bwtlb.json" --record "$brec" >"$out/bwtlb.txt" 2>"$out/bwtlb.err"
 echo "bandwidth + tlb: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 tar -C "$(dirname "$brec")" -cJf "$out/rec-bwtlb.tar.xz" rec-bwtlb
+fi
+# 7. the L2's own geometry and the L1 per-set map (issue 8, opt-in
+#    --geometry), recorded
+grec=$(mktemp -d)/rec-l2geom
+s=$(date +%s%N)
+./build/memtopo --only l2 --geometry --json "$out/l2geom.json" --record "$grec" >"$out/l2geom.txt" 2>"$out/l2geom.err"
+echo "l2 geometry: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+tar -C "$(dirname "$grec")" -cJf "$out/rec-l2geom.tar.xz" rec-l2geom
+# 8. the other opt-in probes (issues 9 and 10: latency matrix, clusters and
+#    TMA, instruction caches), recorded, with their wall time
+orec=$(mktemp -d)/rec-optin
+s=$(date +%s%N)
+./build/memtopo --only shared,l1d --matrix --cluster --icache ${MT_OPTIN_EXTRA:-} --json "$out/optin.json" --record "$orec" >"$out/optin.txt" 2>"$out/optin.err"
+echo "opt-in probes: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+tar -C "$(dirname "$orec")" -cJf "$out/rec-optin.tar.xz" rec-optin
+cat "$out/log.txt"

@@ -42,6 +42,12 @@ static int check_one(const char *path)
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {
         printf("not ok %s: probes failed: %s\n", path, ei.msg);
+    } else if (t->n_thresholds >= MT_MAX_THRESHOLDS) {
+        /* A full list may have dropped a threshold the report should print
+         * with its result (every opt-in probe on: about 134 of 256). */
+        printf("not ok %s: the threshold list is full (%d): one may be missing\n", path,
+               t->n_thresholds);
+        bad = 1;
     } else {
         char msg[8192];
         bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, MT_TRUTH_CONTRACT, msg, sizeof msg);
