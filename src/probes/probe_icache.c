@@ -153,8 +153,9 @@ static mt_err icache(mt_probe_ctx *c)
                                  "instruction by block (KiB): %s",
                                  fit, curve);
         else
-            size = mt_find_range((double)fit,
-                                 (double)(pt[l->last + 1].code_bytes - MT_ICACHE_INSTRUCTION_BYTES),
+            /* Up to one byte below the block it did not hold: a level of
+             * 2036 B holds 127 instructions (2032 B) and not 2048 B. */
+            size = mt_find_range((double)fit, (double)(pt[l->last + 1].code_bytes - 1),
                                  "B", "icache-sweep", conf,
                                  "holds %u B of code, not %u B (a rise of %.2f cycles per "
                                  "instruction, %.0f standard errors);%s curve (KiB): %s",

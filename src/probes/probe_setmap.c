@@ -260,6 +260,14 @@ static mt_err map_at(mt_probe_ctx *c, const mt_set_index *ix, const uint32_t *li
     double conf = ix->confidence < MT_CONF_POLICY ? ix->confidence : MT_CONF_POLICY;
     char hist[192], shorts[192], name[MT_NAME_LEN];
     histogram_text(count, kmax, hist, sizeof hist);
+    if (!all) {
+        /* The counts are the sample's: say so, or "4096 sets x 1 ways" of a
+         * 6430-set cache reads as the cache's histogram. */
+        char sampled[sizeof hist];
+        snprintf(sampled, sizeof sampled, "sample of %u of %llu sets: %s", n,
+                 (unsigned long long)ix->sets, hist);
+        snprintf(hist, sizeof hist, "%s", sampled);
+    }
     mt_finding f = mt_find_value(0, "", MT_SRC_MEASURED, "per-set laps", conf,
                                  "usable ways per set: the most of k = 1..%u lines of one set "
                                  "with a miss-free lap (%u warm, %u timed laps); %s sets of "
