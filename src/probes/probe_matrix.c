@@ -86,6 +86,11 @@
  * members move a median by ~0.025 robust sds). */
 #define MATRIX_MIN_CLASS_SHARE 0.01
 #define MATRIX_MAX_FOREIGN 0.02
+/* One latency class of a partitioned L2 is the near cell only within this
+ * many cycles of the l2 probe's near latency: twice the cell's own
+ * precision (MT_LATENCY_MAX_HALF_WIDTH), since both are medians of their
+ * own loads; a far class lies a partition hop (tens of cycles) away. */
+#define MATRIX_NEAR_AGREE_CYCLES 4.0
 
 enum { ROW_L1, ROW_L2_NEAR, ROW_L2_FAR, ROW_DRAM, MATRIX_ROWS };
 #define MATRIX_COLS 4 /* TLB levels missed: 0..3 */
@@ -105,6 +110,7 @@ typedef struct {
     uint64_t l1_size, l2_usable;
     bool l1_caches;                 /* ld.global.ca hits in an L1 of known size */
     bool l2_unpartitioned;          /* the l2 probe found no partitions */
+    double l2_near;                 /* the l2 probe's trusted near latency, NAN if none */
 } matrix_run;
 
 /* A cell's outcome: a latency finding, or why it cannot be measured. */
@@ -374,12 +380,21 @@ static mt_err measure_l2(mt_probe_ctx *c, matrix_run *m, int col, uint32_t strid
     mt_finding f;
     if (!two) {
         double hidden = mt_one_class_hidden_gap(v, nv);
-        bool sure = m->l2_unpartitioned || hidden <= MT_LATENCY_MAX_HALF_WIDTH;
+        /* One narrow class of a partitioned L2 may be all far lines (a
+         * short chain over many partitions): near only where it is the l2
+         * probe's near latency. */
+        double class_median = mt_median(v, nv);
+        bool is_near = isfinite(m->l2_near) &&
+                       fabs(class_median - m->l2_near) <= MATRIX_NEAR_AGREE_CYCLES;
+        bool sure = m->l2_unpartitioned || (hidden <= MT_LATENCY_MAX_HALF_WIDTH && is_near);
         snprintf(note, sizeof note,
                  "median of %zu loads (%u runs) of a warm cg chain of %llu elements at %u B: one "
                  "latency class%s",
                  nx, MATRIX_L2_RUNS, (unsigned long long)n, stride,
-                 sure ? "" : ", which may hide a far class: near and far cannot be told apart");
+                 sure ? ""
+                 : hidden > MT_LATENCY_MAX_HALF_WIDTH
+                     ? ", which may hide a far class: near and far cannot be told apart"
+                     : ", not the l2 probe's near latency: its lines may all be far");
         if ((err = cell_finding(c, m, x, nx, (sure ? MT_CONF_NEAR_CLASS : MT_CONF_INCONSISTENT) * conf,
                                 note, &f)) != MT_OK)
             goto out;
@@ -496,6 +511,9 @@ static void read_inputs(mt_probe_ctx *c, matrix_run *m)
     m->l1_caches = l1->present && l1->size >= m->l1_line;
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
     m->l2_unpartitioned = ps->kind == MT_FIND_ABSENT;
+    const mt_finding *near = mt_get(c, "l2", "latency");
+    m->l2_near = near->kind == MT_FIND_VALUE && near->confidence >= MT_CONF_TRUSTED ? near->value
+                                                                                    : NAN;
     m->l2_usable = ps->kind == MT_FIND_VALUE && ps->value > 0 ? (uint64_t)ps->value
                    : m->l2_unpartitioned ? c->dev.l2_bytes
                                          : c->dev.l2_bytes / MATRIX_UNKNOWN_PARTITIONS;
@@ -521,6 +539,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "matrix: the cells' intervals hold all of them at this level");
     mt_note_threshold(c, "MATRIX_MIN_CLASS_SHARE", MATRIX_MIN_CLASS_SHARE,
                       "matrix: least share of the lines a near or far class holds");
+    mt_note_threshold(c, "MATRIX_NEAR_AGREE_CYCLES", MATRIX_NEAR_AGREE_CYCLES,
+                      "matrix: one L2 class is the near cell within this of the l2 probe's near");
     mt_note_threshold(c, "MATRIX_MAX_FOREIGN", MATRIX_MAX_FOREIGN,
                       "matrix: most expected foreign share of a near/far class");
     mt_note_latency_precision(c);
