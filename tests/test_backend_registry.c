@@ -32,11 +32,27 @@ static mt_err open_beta(const mt_backend_args *a, mt_backend **out, mt_errinfo *
     return mt_fail(ei, MT_ERR_NO_DEVICE, "beta: no device");
 }
 
-static const mt_backend_entry alpha = {"alpha", "the first test backend", open_alpha};
-static const mt_backend_entry beta = {"beta", "the second test backend", open_beta};
+/* alpha has three devices; beta's driver is missing; gamma opens targets
+ * (no count_devices), as the sim and replay backends do. */
+static mt_err count_alpha(int *n, mt_errinfo *ei)
+{
+    (void)ei;
+    *n = 3;
+    return MT_OK;
+}
 
-/* What tools/gen_registry.sh would generate for two backend files. */
-const mt_backend_entry *const mt_backend_registry[] = {&alpha, &beta, NULL};
+static mt_err count_beta(int *n, mt_errinfo *ei)
+{
+    *n = 7; /* whatever a failing count leaves, the caller sees 0 */
+    return mt_fail(ei, MT_ERR_NO_DEVICE, "beta: no driver");
+}
+
+static const mt_backend_entry alpha = {"alpha", "the first test backend", open_alpha, count_alpha};
+static const mt_backend_entry beta = {"beta", "the second test backend", open_beta, count_beta};
+static const mt_backend_entry gamma_ = {"gamma", "the third test backend", open_beta, NULL};
+
+/* What tools/gen_registry.sh would generate for three backend files. */
+const mt_backend_entry *const mt_backend_registry[] = {&alpha, &beta, &gamma_, NULL};
 
 static void test_find(void **state)
 {
@@ -85,7 +101,7 @@ static void test_not_built(void **state)
     assert_null(b);
     assert_int_equal(opened, 0);
     assert_non_null(strstr(ei.msg, "cuda"));
-    assert_non_null(strstr(ei.msg, "alpha, beta")); /* what this binary has */
+    assert_non_null(strstr(ei.msg, "alpha, beta, gamma")); /* what this binary has */
     /* one line, and no CLI hints: those are the CLI's, chosen by error code */
     assert_null(strchr(ei.msg, '\n'));
     assert_null(strstr(ei.msg, "--"));
@@ -104,7 +120,29 @@ static void test_entries_are_well_formed(void **state)
         assert_non_null((*p)->open);
         assert_ptr_equal(mt_backend_find((*p)->name), *p);
     }
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
+}
+
+/* --device all asks the registry how many devices a backend has. */
+static void test_count_devices(void **state)
+{
+    (void)state;
+    mt_errinfo ei = {{0}};
+    int n = -1;
+    assert_int_equal(mt_backend_count_devices("alpha", &n, &ei), MT_OK);
+    assert_int_equal(n, 3);
+    n = -1;
+    assert_int_equal(mt_backend_count_devices("beta", &n, &ei), MT_ERR_NO_DEVICE);
+    assert_int_equal(n, 0);
+    assert_string_equal(ei.msg, "beta: no driver");
+    n = -1;
+    assert_int_equal(mt_backend_count_devices("gamma", &n, &ei), MT_ERR_UNSUPPORTED);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(ei.msg, "gamma"));
+    n = -1;
+    assert_int_equal(mt_backend_count_devices("cuda", &n, &ei), MT_ERR_NOT_BUILT);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(ei.msg, "alpha, beta, gamma"));
 }
 
 int main(void)
@@ -114,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_open_passes_args),
         cmocka_unit_test(test_not_built),
         cmocka_unit_test(test_entries_are_well_formed),
+        cmocka_unit_test(test_count_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* The backend interface, version 2.3: the only thing probes know about a GPU.
+/* The backend interface, version 2.6: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -385,7 +385,11 @@ typedef struct mt_backend mt_backend;
  * max_cluster_size_portable. */
 /* 4 = MT_KIND_ICACHE (MT_CAP_ICACHE: straight-line code of a given size,
  * the instruction caches). */
-#define MT_BACKEND_API_MINOR 4
+/* 5 is left to the global access granularity kind (another branch). */
+/* 6 = mt_backend_entry.count_devices and mt_backend_count_devices: how
+ * many devices a backend that opens devices by ordinal can open (cuda: the
+ * driver's count), for --device all. */
+#define MT_BACKEND_API_MINOR 6
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */
@@ -431,6 +435,10 @@ typedef struct {
     const char *name;    /* "cuda", "sim", "replay" */
     const char *summary; /* one line for --help and docs */
     mt_err (*open)(const mt_backend_args *a, mt_backend **out, mt_errinfo *ei);
+    /* Since 2.6: how many devices `open` accepts as mt_backend_args.device
+     * (0 .. *n - 1), asked without opening one; NULL for a backend that
+     * opens a target (a preset, a spec, a directory), not a device. */
+    mt_err (*count_devices)(int *n, mt_errinfo *ei);
 } mt_backend_entry;
 
 /* NULL-terminated, in name order (generated: build/gen/registry.c). */
@@ -439,6 +447,12 @@ const mt_backend_entry *mt_backend_find(const char *name);
 /* Opens backend `name`; MT_ERR_NOT_BUILT when this binary has no such backend. */
 mt_err mt_backend_open(const char *name, const mt_backend_args *a, mt_backend **out,
                        mt_errinfo *ei);
+
+/* The devices backend `name` can open, *n (0 when it finds none):
+ * MT_ERR_NOT_BUILT when this binary has no such backend, MT_ERR_UNSUPPORTED
+ * when it opens targets rather than devices, else what its count_devices
+ * returns (cuda without a driver: MT_ERR_NO_DEVICE). */
+mt_err mt_backend_count_devices(const char *name, int *n, mt_errinfo *ei);
 
 /* Wraps inner (takes ownership on success); everything measured is kept in
  * memory and written to dir by mt_record_flush (recording/recording.h). */

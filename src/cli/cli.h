@@ -35,6 +35,7 @@ typedef struct {
     bool device_given;
     int devices[MT_CLI_MAX_NODE_GPUS]; /* --device 0,2: every GPU of the list */
     int n_devices;
+    bool device_all;       /* --device all: devices[] is filled by mt_cli_resolve_all_devices */
     const char *sims[MT_CLI_MAX_NODE_GPUS]; /* --sim A --sim B: one simulated GPU each */
     int n_sims;
     const char *sim;       /* --sim PRESET|FILE */
@@ -131,6 +132,10 @@ mt_err mt_cli_measure(const mt_cli *o, volatile sig_atomic_t *stop, mt_topology 
  * cli_node.c): each measured on a thread of its own, one report each and
  * the node summary; returns the exit code (7 when one differs). */
 int mt_cli_node(const mt_cli *o);
+/* --device all (cli_devices.c): every GPU the cuda backend counts, into
+ * o->devices (MT_ERR_NO_DEVICE when there is none; MT_ERR_NOT_BUILT
+ * without the backend; MT_ERR_INVALID_ARG beyond MT_CLI_MAX_NODE_GPUS). */
+mt_err mt_cli_resolve_all_devices(mt_cli *o, mt_errinfo *ei);
 /* The backend o names (--replay, --sim, else CUDA device o->device). */
 mt_err mt_cli_open_backend(const mt_cli *o, mt_backend **be, mt_errinfo *ei);
 /* The provenance every run fills in: version, command line, time, source. */

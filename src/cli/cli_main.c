@@ -372,6 +372,16 @@ int mt_cli_main(int argc, char **argv)
         code = 0;
     } else if (o.fleet) {
         code = mt_cli_fleet(&o);
+    } else if (o.device_all) {
+        /* Every GPU of the node, however many: the node report even for
+         * one, so what a script reads does not depend on the machine. */
+        err = mt_cli_resolve_all_devices(&o, &ei);
+        if (err != MT_OK) {
+            print_error(&o, err, ei.msg);
+            code = mt_exit_code(err);
+        } else {
+            code = mt_cli_node(&o);
+        }
     } else if (o.n_devices > 1 || o.n_sims > 1) {
         code = mt_cli_node(&o);
     } else {

@@ -42,6 +42,18 @@ static void job_options(const mt_cli *o, int i, mt_cli *one)
         one->device = o->devices[i];
 }
 
+/* What the node report says of the links between its GPUs: with one GPU
+ * there is none (--device all on a one-GPU machine); with several, that
+ * this version does not measure them, rather than saying nothing. */
+static void print_links_line(size_t n_gpus)
+{
+    if (n_gpus == 1)
+        printf("Links: no links (one GPU)\n");
+    else
+        printf("Links: not measured (peer access, link type, peer latency and bandwidth are "
+               "not in this version)\n");
+}
+
 /* Prints each GPU's report, then the summary; writes --json. */
 static int report_node(const mt_cli *o, mt_fleet *fl)
 {
@@ -64,8 +76,10 @@ static int report_node(const mt_cli *o, mt_fleet *fl)
             printf("failed: %s\n", fl->members[i].error);
         printf("\n");
     }
-    if (e == MT_OK && !json_out)
+    if (e == MT_OK && !json_out) {
         e = mt_fleet_text(fl, c, stdout, &ei);
+        print_links_line(fl->n);
+    }
     int code = e != MT_OK ? mt_exit_code(e)
                : (c->n_flagged_reports || c->n_failed) ? MT_EXIT_DIFFERS
                                                        : 0;

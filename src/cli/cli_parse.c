@@ -25,9 +25,11 @@ void mt_cli_usage(FILE *f)
             "pointer-chasing, and report it as a table, JSON, CSV, or raw samples.\n"
             "\n"
             "Source (one of; default: the CUDA GPU 0):\n"
-            "  -d, --device N|LIST   measure CUDA device N; a list (0,2) measures each GPU\n"
+            "  -d, --device N|LIST|all\n"
+            "                        measure CUDA device N; a list (0,2) measures each GPU\n"
             "                        on a thread of its own: one report each and a node\n"
-            "                        summary (as memtopo compare; exit 7 when one differs)\n"
+            "                        summary (as memtopo compare; exit 7 when one differs);\n"
+            "                        all: every GPU the driver lists, as a list\n"
             "  -s, --sim PRESET|FILE\n"
             "                        simulate a GPU: a preset (%s)\n"
             "                        or a spec file (docs/spec-format.md); given again,\n"
@@ -134,11 +136,17 @@ enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CS
        OPT_CLUSTER, OPT_ICACHE,
        OPT_FLEET, OPT_SIM_PER_RANK };
 
-/* --device N, or a comma-separated list of distinct device numbers. */
+/* --device N, a comma-separated list of distinct device numbers, or
+ * "all" (resolved once the run starts: mt_cli_resolve_all_devices). */
 static mt_err parse_devices(const char *arg, mt_cli *o, mt_errinfo *ei)
 {
     if (o->device_given)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "--device given twice (a list is --device 0,2)");
+    if (strcmp(arg, "all") == 0) {
+        o->device_all = true;
+        o->device_given = true;
+        return MT_OK;
+    }
     char item[32];
     const char *p = arg;
     do {
@@ -147,7 +155,7 @@ static mt_err parse_devices(const char *arg, mt_cli *o, mt_errinfo *ei)
         snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
         if (len >= sizeof item || mt_parse_decimal(item, MT_CLI_MAX_DEVICE, &v))
             return mt_fail(ei, MT_ERR_INVALID_ARG,
-                           "--device: '%s' is not a device number or a list of them (decimal, no leading zero, at most %d)",
+                           "--device: '%s' is not a device number, a list of them (decimal, no leading zero, at most %d) or 'all'",
                            arg, MT_CLI_MAX_DEVICE);
         for (int i = 0; i < o->n_devices; i++)
             if (o->devices[i] == (int)v)
@@ -258,7 +266,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
     }
     if (optind < argc)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "unexpected argument '%s' (see --help)", argv[optind]);
-    if (o->n_devices > 1 || o->n_sims > 1) {
+    if (o->n_devices > 1 || o->n_sims > 1 || o->device_all) {
         if (o->record || o->raw || o->csv || o->plot || o->html || o->fleet)
             return mt_fail(ei, MT_ERR_INVALID_ARG,
                            "several GPUs in one run write one report each and a node summary "

@@ -30,6 +30,7 @@ _Static_assert((int)MT_CUDA_KERNEL_A == (int)MTK_KERNEL_A && (int)MT_CUDA_KERNEL
 _Static_assert(MT_NUM_PATHS == MT_PATH_COUNT, "device.h path count out of date");
 
 static const mt_backend_ops cuda_ops;
+static mt_err cuda_count_devices(int *n, mt_errinfo *ei);
 
 static void cuda_destroy(mt_backend *b)
 {
@@ -53,13 +54,9 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     mt_err rc = MT_OK;
     int count = 0;
     *out = NULL;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return mt_fail(ei, MT_ERR_NO_DEVICE,
-                       "cudaGetDeviceCount failed at %s:%d: %s; no usable CUDA GPU or driver",
-                       __FILE__, __LINE__, cudaGetErrorString(e));
-    }
+    rc = cuda_count_devices(&count, ei);
+    if (rc != MT_OK)
+        return rc;
     if (count == 0)
         return mt_fail(ei, MT_ERR_NO_DEVICE, "no CUDA GPU found");
     if (device < 0 || device >= count)
@@ -113,7 +110,23 @@ static mt_err cuda_open_entry(const mt_backend_args *a, mt_backend **out, mt_err
     return mt_backend_cuda_open(a ? a->device : 0, out, ei);
 }
 
-const mt_backend_entry mt_backend_entry_cuda = { "cuda", "an NVIDIA GPU through the CUDA runtime (--device N)", cuda_open_entry };
+/* The driver's device count (--device all): a machine without a driver or
+ * a GPU is MT_ERR_NO_DEVICE, as opening one would be. */
+static mt_err cuda_count_devices(int *n, mt_errinfo *ei)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return mt_fail(ei, MT_ERR_NO_DEVICE,
+                       "cudaGetDeviceCount failed at %s:%d: %s; no usable CUDA GPU or driver",
+                       __FILE__, __LINE__, cudaGetErrorString(e));
+    }
+    *n = count;
+    return MT_OK;
+}
+
+const mt_backend_entry mt_backend_entry_cuda = { "cuda", "an NVIDIA GPU through the CUDA runtime (--device N)", cuda_open_entry, cuda_count_devices };
 
 static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, mt_result *out,
                              mt_errinfo *ei)

@@ -1007,4 +1007,4 @@ static mt_err replay_entry_open(const mt_backend_args *a, mt_backend **out, mt_e
 /* The registry entry (tools/gen_registry.sh finds this line). */
 const mt_backend_entry mt_backend_entry_replay = {
     "replay", "answers from a recording made by --record or --raw (target: the directory)",
-    replay_entry_open};
+    replay_entry_open, NULL};

@@ -191,7 +191,7 @@ static mt_err sim_registry_open(const mt_backend_args *a, mt_backend **out, mt_e
 }
 
 /* The registry entry (backend.h; collected by tools/gen_registry.sh). */
-const mt_backend_entry mt_backend_entry_sim = { "sim", "a simulated GPU from a preset or a spec file (docs/spec-format.md)", sim_registry_open };
+const mt_backend_entry mt_backend_entry_sim = { "sim", "a simulated GPU from a preset or a spec file (docs/spec-format.md)", sim_registry_open, NULL };
 
 const mt_sim_spec *mt_backend_sim_spec(const mt_backend *b)
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Several GPUs of one node in one run (--sim given more than once, --device
 # LIST): one report each, and the node summary with the comparison of
-# memtopo compare.  Two simulated GPUs, one with 10% slower DRAM, are told
+# memtopo compare.  --device all resolves through the cuda backend.  Two simulated GPUs, one with 10% slower DRAM, are told
 # apart; two alike are the same; a GPU whose spec is bad fails alone.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
@@ -15,6 +15,7 @@ check "two GPUs: one report each" [ "$(grep -c '^==== #' "$tmp/out")" = 2 ]
 check "two GPUs: each report has its table" [ "$(grep -c '^DRAM ' "$tmp/out")" = 2 ]
 check "two GPUs, one slow: dram.latency of #1 flagged" out_has "^dram.latency .*#1 470 cycles"
 check "two GPUs, one slow: the result names it" out_has "^Result: differs: #1 sim .*slow.spec"
+check "two GPUs: the links line says they are not measured" out_has "^Links: not measured"
 check "node report validates" \
   $PY "$root/tests/check_schema.py" "$root/schema/memtopo-fleet.schema.json" "$tmp/node.json"
 check "node report: flagged_members is [1]" \
@@ -35,9 +36,21 @@ sys.exit(not (d["failed_members"] == [1] and m[0]["report"] and "bad.spec:" in m
 run_mt --device 0,2 --only dram
 check "--device 0,2 without CUDA: exit 3, one line per GPU" \
   eval 'rc_is 3 && [ "$(wc -l <"$tmp/err")" = 2 ]'
-for bad in "0,0" "0," ",1" "0,02" "1,x"; do
-  run_mt --device "$bad" --only dram
-  check "--device $bad refused: exit 2, one line" eval 'rc_is 2 && one_line_err && err_has "^memtopo: --device"'
+# --device all asks the cuda backend how many GPUs there are: here (no GPU,
+# or no CUDA backend built) that is one error line and the no-device exit.
+run_mt --device all --only dram
+check "--device all without a GPU: exit 3, one line naming the cause" \
+  eval 'rc_is 3 && one_line_err && err_has "cudaGetDeviceCount\\|cuda backend is not built"'
+for opt in "--record $tmp/rec-all" "--csv -" "--fleet $tmp/f.json"; do
+  run_mt --device all $opt
+  check "--device all $opt refused: exit 2, one line, nothing written" \
+    eval 'rc_is 2 && one_line_err && no_file "$tmp/rec-all" && no_file "$tmp/f.json"'
+done
+run_mt --device all --device 0
+check "--device all and --device 0: exit 2" eval 'rc_is 2 && one_line_err'
+for arg in "0,0" "0," ",1" "0,02" "1,x" "al" "all,1" "ALL"; do
+  run_mt --device "$arg" --only dram
+  check "--device $arg refused: exit 2, one line" eval 'rc_is 2 && one_line_err && err_has "^memtopo: --device"'
 done
 run_mt --device 0 --device 1
 check "--device twice: exit 2" eval 'rc_is 2 && one_line_err'
