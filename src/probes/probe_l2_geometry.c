@@ -23,6 +23,7 @@
 
 #include "confidence.h"
 #include "geometry.h"
+#include "geometry_hash.h"
 
 /* Most loads (warm-up and timed) the L2 geometry may issue: 4e7 loads at
  * the H100's ~300 cycles and 1.98 GHz are about 6 s, the price of an
@@ -93,6 +94,32 @@ static void doubt_hidden_misses(mt_probe_ctx *c, double hidden, double hit_thres
     }
 }
 
+/* Why a partition over GEOMETRY_HASH_SPAN_BYTES keeps its ways and sets
+ * open when the stride search and the hash recovery leave them so: the
+ * recovery only tests line bits within that span, and finding an eviction
+ * set over the whole partition instead needs eviction tests that each load
+ * about the partition's lines, far beyond the backend's sequences, and
+ * about 230 x those lines in loads at 16 ways (tools/l2evict_cost,
+ * docs/method.md "L2 hash beyond 2 MiB").  Said first, before the
+ * capacities that fill the note; short, so the sets' own bound survives
+ * the partition's note and this one within the note's 255 characters. */
+static void note_beyond_hash_span(mt_probe_ctx *c, const mt_geometry_target *t)
+{
+    if (t->size_lo <= GEOMETRY_HASH_SPAN_BYTES || !(t->line > 0))
+        return;
+    static const char *const open_findings[] = {"ways", "sets"};
+    for (size_t i = 0; i < sizeof open_findings / sizeof *open_findings; i++) {
+        const mt_finding *got = mt_get(c, "l2", open_findings[i]);
+        if (got->kind == MT_FIND_NONE || got->kind == MT_FIND_VALUE)
+            continue;
+        mt_finding f = *got;
+        mt_finding_note_first(&f, "eviction sets need tests of its %.0f lines; sequences "
+                              "hold %u (docs/method.md)", t->size_lo / t->line,
+                              (unsigned)c->dev.max_sequence);
+        mt_set(c, "l2", open_findings[i], &f);
+    }
+}
+
 /* One SM's share of a partitioned L2: each finding says so, first (the
  * capacities that follow may fill the note; their tail is what is cut). */
 static void note_partition(mt_probe_ctx *c, double partition_bytes)
@@ -137,6 +164,8 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
                       "could not decide as a range");
     mt_err err = mt_geometry_measure(c, &t);
     double hidden = dram_hidden_share(c, t.hit_threshold);
+    if (err == MT_OK)
+        note_beyond_hash_span(c, &t);
     if (err == MT_OK && hidden > L2_GEOMETRY_MISS_HIDDEN_MAX)
         doubt_hidden_misses(c, hidden, t.hit_threshold);
     if (err == MT_OK && partitioned)

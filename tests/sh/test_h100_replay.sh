@@ -246,7 +246,15 @@ PY
 check "L2 geometry fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-l2geom.tar.xz"
 run_mt --replay "$tmp/rec-l2geom" --only l2 --geometry --quiet --json "$tmp/l2geom.json"
 check "L2 geometry replay exits 0" rc_is 0
-check "L2 geometry replay's findings equal the GPU run's" diff <(digest "$fx/report-l2geom.json") <(digest "$tmp/l2geom.json")
+# The fixture predates the note on why a hashed partition over 2 MiB stays
+# open (docs/method.md, "L2 hash beyond 2 MiB"), which also cuts the
+# capacities' tail earlier: l2.ways and l2.sets are compared without their
+# notes (every other field and finding in full) until the lead re-records
+# the fixture, and the note is checked on its own.
+no_span_note() { digest "$1" | sed 's/^\(l2\.\(ways\|sets\)|\([^|]*|\)\{9\}\).*/\1/'; }
+check "L2 geometry replay's findings equal the GPU run's" diff <(no_span_note "$fx/report-l2geom.json") <(no_span_note "$tmp/l2geom.json")
+check "H100 L2 ways and sets say why they stay open (187200 lines, sequences of 3456)" \
+  test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|.*eviction sets need tests of its 187200 lines; sequences hold 3456 (docs/method.md)')" = 2
 check "H100 L2 geometry: one partition's, a range and a bound, never a guess" $PY - "$tmp/l2geom.json" <<'PY'
 import json, sys
 l2 = next(x for x in json.load(open(sys.argv[1]))["objects"] if x["key"] == "l2")["findings"]
