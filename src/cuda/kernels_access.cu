@@ -6,7 +6,8 @@
  * so they issue no access), all in one instruction, loads + 1 times (the
  * first untimed: it brings the lines into the level measured).  Thread 0
  * times each load with %clock64: t0, load, dependent shared store of the
- * loaded value, t1, as the chase kernels time a fine load.  The words are
+ * loaded value, t1, as the chase kernels time a fine load (one asm block,
+ * so nothing else lands between the clock reads).  The words are
  * all zero and the value is added to the next address, so each load
  * depends on the one before. */
 #include <stdint.h>
@@ -15,39 +16,31 @@
 
 #include "kernels.h"
 
-__device__ __forceinline__ uint64_t access_clock_bind(uint64_t &a)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t), "+l"(a)::"memory");
-    return t;
-}
+/* One timed warp load: the predicate is set before the first clock read,
+ * so the timed window holds only the load, its dependent shared store and
+ * the clock reads (as a chase's fine sample).  *dt = t1 - t0. */
+#define ACCESS_TIMED(OP)                                                                          \
+    asm volatile("{\n\t.reg .pred p;\n\t.reg .u64 t0, t1;\n\t"                                  \
+                 "setp.ne.u32 p, %3, 0;\n\t"                                                     \
+                 "mov.u64 t0, %%clock64;\n\t"                                                    \
+                 "@p " OP " %0, [%2];\n\t"                                                        \
+                 "st.shared.u32 [%4], %0;\n\t"                                                   \
+                 "mov.u64 t1, %%clock64;\n\t"                                                    \
+                 "sub.u64 %1, t1, t0;\n\t}"                                                      \
+                 : "+r"(x), "=l"(dt)                                                             \
+                 : "l"(a), "r"(on), "r"(sink)                                                    \
+                 : "memory")
 
-__device__ __forceinline__ uint64_t access_clock_after(uint32_t sink, uint32_t v)
-{
-    uint64_t t;
-    asm volatile("st.shared.u32 [%1], %2;\n\t"
-                 "mov.u64 %0, %%clock64;"
-                 : "=l"(t)
-                 : "r"(sink), "r"(v)
-                 : "memory");
-    return t;
-}
-
-__device__ __forceinline__ uint32_t access_load(uint64_t a, uint32_t on, uint32_t cg)
+__device__ __forceinline__ uint32_t access_load(uint64_t a, uint32_t on, uint32_t cg,
+                                                uint32_t sink, uint64_t *cycles)
 {
     uint32_t x = 0;
+    uint64_t dt;
     if (cg)
-        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
-                     "@p ld.global.cg.u32 %0, [%1];\n\t}"
-                     : "+r"(x)
-                     : "l"(a), "r"(on)
-                     : "memory");
+        ACCESS_TIMED("ld.global.cg.u32");
     else
-        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
-                     "@p ld.global.ca.u32 %0, [%1];\n\t}"
-                     : "+r"(x)
-                     : "l"(a), "r"(on)
-                     : "memory");
+        ACCESS_TIMED("ld.global.ca.u32");
+    *cycles = dt;
     return x;
 }
 
@@ -66,12 +59,11 @@ extern "C" __global__ void mtk_access_kernel(const mtk_access_desc *descs, unsig
         uint32_t *out = samples + (size_t)k * stride;
         for (uint32_t j = 0; j <= loads; j++) {
             __syncwarp();
-            uint64_t t0 = access_clock_bind(a);
-            uint32_t v = access_load(a, on, cg);
-            uint64_t t1 = access_clock_after(sink, v);
+            uint64_t dt;
+            uint32_t v = access_load(a, on, cg, sink, &dt);
             a += v;
             if (threadIdx.x == 0 && j > 0)
-                __stcg(&out[j - 1], (uint32_t)(t1 - t0));
+                __stcg(&out[j - 1], (uint32_t)dt);
         }
         if (threadIdx.x == 0) {
             uint32_t smid;

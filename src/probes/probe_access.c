@@ -79,9 +79,14 @@ static void pattern_name(size_t i, char *buf, size_t cap)
 
 static void note_thresholds(mt_probe_ctx *c)
 {
+    mt_note_threshold(c, "MT_ACCESS_FIT_PASS_SHARE", MT_ACCESS_FIT_PASS_SHARE,
+                      "a sector/pass model must predict every pattern's latency within this "
+                      "share of its cheapest unit's cost ...");
     mt_note_threshold(c, "MT_ACCESS_FIT_TOLERANCE_CYCLES", MT_ACCESS_FIT_TOLERANCE_CYCLES,
-                      "a sector/line candidate must predict every pattern's latency within "
-                      "this");
+                      "... capped at this many cycles");
+    mt_note_threshold(c, "MT_ACCESS_MIN_COST_CYCLES", MT_ACCESS_MIN_COST_CYCLES,
+                      "a model with a sector term needs its sector and its pass to cost this "
+                      "much");
     mt_note_threshold(c, "MT_ACCESS_FIT_SE_FACTOR", MT_ACCESS_FIT_SE_FACTOR,
                       "... or within this many standard errors of the pattern's level");
     mt_note_threshold(c, "MT_ACCESS_COST_SPREAD_CYCLES", MT_ACCESS_COST_SPREAD_CYCLES,
@@ -90,85 +95,105 @@ static void note_thresholds(mt_probe_ctx *c)
                       "samples this many robust sigmas above the median are timer spikes");
 }
 
+/* "a 128 B line" or "a bank wavefront (32 banks of 4 B)": one pass. */
+static void pass_name(const mt_access_fit *fit, char *buf, size_t cap)
+{
+    if (fit->line)
+        snprintf(buf, cap, "%u B line", fit->line);
+    else
+        snprintf(buf, cap, "bank wavefront (%u banks of 4 B)", fit->bank_row / 4);
+}
+
 /* The findings of one path on object `key`. */
 static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
-                     const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
-                     const mt_access_fit *fit)
+                     const mt_bank_level *lv, size_t n, const mt_access_fit *fit)
 {
-    char table[600];
+    char table[600], pass[64];
     size_t len = 0;
     for (size_t i = 0; i < n && len < sizeof table; i++) {
         char name[8];
         pattern_name(i, name, sizeof name);
-        int w = snprintf(table + len, sizeof table - len, "%s%s:%.1f", i ? " " : "", name,
+        int w = snprintf(table + len, sizeof table - len, "%s%s:%.0f", i ? " " : "", name,
                          lv[i].level);
         len += w > 0 ? (size_t)w : 0;
     }
+    pass_name(fit, pass, sizeof pass);
     mt_finding f;
     if (!fit->accepted) {
         f = mt_find_absent("access-unit-fit", MT_CONF_INCONSISTENT,
-                           "%s: no sector/line pair explains the pattern latencies within %.0f "
-                           "cycles (best %u/%u B, worst residual %.1f); levels %s",
-                           instr, MT_ACCESS_FIT_TOLERANCE_CYCLES, fit->sector, fit->line,
+                           "%s: no model within %.0f cycles (best: %u B sector, %s, residual "
+                           "%.1f); %s",
+                           instr, MT_ACCESS_FIT_TOLERANCE_CYCLES, fit->sector, pass,
                            fit->max_residual, table);
         mt_set(c, key, "coalescing", &f);
         return;
     }
-    const char *why_l = fit->line_identified ? ""
-                        : "; other line sizes fit as well (a cost per line too small to tell "
-                          "them apart)";
-    int one_unit = fit->sector == fit->line;
-    if (one_unit)
+    if (!fit->sector)
         f = mt_find_absent("access-unit-fit", MT_CONF_INCONSISTENT,
-                           "%s: the latency follows one unit only (the line); the sectors of a "
-                           "line cost nothing extra, so their size is not seen",
+                           "%s: the sectors a request touches cost nothing extra (the best "
+                           "model has no sector term), so their size is not seen",
                            instr);
     else
         f = mt_find_value(fit->sector, "B", MT_SRC_MEASURED, "access-unit-fit",
                           fit->sector_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                          "%s: the smaller unit whose count the warp's latency follows, %d of "
-                          "%d sector/line pairs fit%s",
+                          "%s: the unit whose count adds a sector's cost, %d of %d models "
+                          "fit%s",
                           instr, fit->accepted, fit->candidates,
                           fit->sector_identified ? "" : "; other sector sizes fit as well");
     mt_set(c, key, "access_sector", &f);
-    f = mt_find_value(fit->line, "B", MT_SRC_MEASURED, "access-unit-fit",
-                      fit->line_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                      "%s: the line whose count the warp's latency follows%s", instr, why_l);
+    const char *doubt = fit->pass_identified ? ""
+                                             : "; other pass models fit as well (a pass too "
+                                               "cheap to tell them apart)";
+    f = mt_find_value(0, "", MT_SRC_MEASURED, "access-unit-fit",
+                      fit->pass_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                      "%s: the unit whose count adds a pass's cost%s", instr, doubt);
+    f.kind = MT_FIND_TEXT;
+    snprintf(f.text, sizeof f.text, "%s", pass);
+    mt_set(c, key, "access_pass", &f);
+    if (fit->line)
+        f = mt_find_value(fit->line, "B", MT_SRC_MEASURED, "access-unit-fit",
+                          fit->pass_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                          "%s: a pass per line touched%s", instr, doubt);
+    else
+        f = mt_find_absent("access-unit-fit", MT_CONF_INCONSISTENT,
+                           "%s: passes follow bank conflicts in the L1's array, not the lines "
+                           "touched",
+                           instr);
     mt_set(c, key, "access_line", &f);
     int sec_pinned = fit->sector_hi - fit->sector_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
-    int line_pinned = fit->line_hi - fit->line_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
+    int pass_pinned = fit->pass_hi - fit->pass_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
     f = mt_find_value(fit->per_sector, "cycles", MT_SRC_MEASURED, "access-unit-fit",
                       sec_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                      "%s: per extra sector touched (fits accepted: %.2f..%.2f)", instr,
+                      "%s: per extra sector touched (accepted models: %.2f..%.2f)", instr,
                       fit->sector_lo, fit->sector_hi);
     mt_set(c, key, "access_sector_cycles", &f);
-    f = mt_find_value(fit->per_line, "cycles", MT_SRC_MEASURED, "access-unit-fit",
-                      line_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                      "%s: per extra line touched (fits accepted: %.2f..%.2f)", instr,
-                      fit->line_lo, fit->line_hi);
-    mt_set(c, key, "access_line_cycles", &f);
+    f = mt_find_value(fit->per_pass, "cycles", MT_SRC_MEASURED, "access-unit-fit",
+                      pass_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                      "%s: per extra pass (accepted models: %.2f..%.2f)", instr, fit->pass_lo,
+                      fit->pass_hi);
+    mt_set(c, key, "access_pass_cycles", &f);
     f = mt_find_value(fit->base, "cycles", MT_SRC_MEASURED, "access-unit-fit", ACCESS_CONF,
-                      "%s: a warp request of one sector (fit's intercept; broadcast %.1f)", instr,
-                      lv[0].level);
+                      "%s: a warp request of one sector and one pass (the fit's intercept; "
+                      "every thread reading one word: %.1f)",
+                      instr, lv[0].level);
     mt_set(c, key, "access_latency", &f);
-    int clear = (one_unit || fit->sector_identified) && fit->line_identified && sec_pinned &&
-                line_pinned;
+    int clear = (!fit->sector || fit->sector_identified) && fit->pass_identified && sec_pinned &&
+                pass_pinned;
     f = mt_find_value(0, "", MT_SRC_MEASURED, "access-unit-fit",
                       clear ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                      "%s, least squares over %zu patterns (worst residual %.1f cycles); "
-                      "levels %s",
-                      instr, n, fit->max_residual, table);
+                      "%s: %zu patterns, worst residual %.1f; %s", instr, n,
+                      fit->max_residual, table);
     f.kind = MT_FIND_TEXT;
-    if (one_unit)
+    if (fit->sector)
         snprintf(f.text, sizeof f.text,
-                 "a warp request costs %.1f cycles, +%.1f per extra %u B line touched (sectors "
-                 "of a line: no extra cost)",
-                 fit->base, fit->per_line, fit->line);
+                 "a warp request costs %.1f cycles, +%.1f per extra %s, +%.1f per extra %u B "
+                 "sector touched",
+                 fit->base, fit->per_pass, pass, fit->per_sector, fit->sector);
     else
         snprintf(f.text, sizeof f.text,
-                 "a warp request costs %.1f cycles, +%.1f per extra %u B line, +%.1f per extra "
-                 "%u B sector touched",
-                 fit->base, fit->per_line, fit->line, fit->per_sector, fit->sector);
+                 "a warp request costs %.1f cycles, +%.1f per extra %s (sectors: no extra "
+                 "cost)",
+                 fit->base, fit->per_pass, pass);
     mt_set(c, key, "coalescing", &f);
 }
 
@@ -207,14 +232,13 @@ static mt_err access(mt_probe_ctx *c)
     if (err)
         return err;
     static const char *const keys[2] = {"l1d", "l2"};
-    static const char *const instr[2] = {"ld.global.ca, warm in the L1",
-                                         "ld.global.cg, warm in the L2"};
+    static const char *const instr[2] = {"ca (warm L1)", "cg (warm L2)"};
     for (int k = 0; k < 2; k++) {
         mt_access_fit fit;
         if ((err = mt_access_fit_levels(p, lv[k], np, &fit, c->ei)))
             return err;
         mt_mark_probed(c, keys[k]);
-        set_path(c, keys[k], instr[k], p, lv[k], np, &fit);
+        set_path(c, keys[k], instr[k], lv[k], np, &fit);
     }
     return MT_OK;
 }
@@ -227,15 +251,17 @@ static bool access_requested(const mt_probe_options *o)
 static const mt_finding_decl provides[] = {
     {"l1d.coalescing", "warp load cost rule (ld.global.ca)"},
     {"l1d.access_sector", "request sector (ld.global.ca)"},
+    {"l1d.access_pass", "what one pass of a request is (ld.global.ca)"},
     {"l1d.access_line", "request line (ld.global.ca)"},
     {"l1d.access_sector_cycles", "cost per extra sector (ld.global.ca)"},
-    {"l1d.access_line_cycles", "cost per extra line (ld.global.ca)"},
+    {"l1d.access_pass_cycles", "cost per extra pass (ld.global.ca)"},
     {"l1d.access_latency", "one-sector warp request (ld.global.ca)"},
     {"l2.coalescing", "warp load cost rule (ld.global.cg)"},
     {"l2.access_sector", "request sector (ld.global.cg)"},
+    {"l2.access_pass", "what one pass of a request is (ld.global.cg)"},
     {"l2.access_line", "request line (ld.global.cg)"},
     {"l2.access_sector_cycles", "cost per extra sector (ld.global.cg)"},
-    {"l2.access_line_cycles", "cost per extra line (ld.global.cg)"},
+    {"l2.access_pass_cycles", "cost per extra pass (ld.global.cg)"},
     {"l2.access_latency", "one-sector warp request (ld.global.cg)"},
     {NULL}};
 const mt_probe_desc mt_probe_access = {

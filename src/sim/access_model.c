@@ -16,10 +16,17 @@ uint32_t mt_sim_access_units(const mt_banks *x, uint32_t unit)
     return n;
 }
 
-double mt_sim_access_extra(const mt_sim_access_spec *a, int cg, const mt_banks *x,
-                           uint32_t sector, uint32_t line)
+uint32_t mt_sim_access_passes(const mt_sim_access_spec *a, int cg, const mt_sim_bank_spec *b,
+                              const mt_banks *x, uint32_t line)
 {
-    uint32_t s = mt_sim_access_units(x, sector), l = mt_sim_access_units(x, line);
+    return a->bank_passes[cg ? 1 : 0] ? mt_sim_bank_wavefronts(b, x)
+                                      : mt_sim_access_units(x, line);
+}
+
+double mt_sim_access_extra(const mt_sim_access_spec *a, int cg, const mt_sim_bank_spec *b,
+                           const mt_banks *x, uint32_t sector, uint32_t line)
+{
+    uint32_t s = mt_sim_access_units(x, sector), l = mt_sim_access_passes(a, cg, b, x, line);
     int p = cg ? 1 : 0;
     return a->sector_cycles[p] * (s ? s - 1 : 0) + a->line_cycles[p] * (l ? l - 1 : 0);
 }

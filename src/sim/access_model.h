@@ -11,12 +11,18 @@
 #include <stdint.h>
 
 #include "../backend/backend.h"
+#include "banks.h"
 
 /* [access] keys: cycles each sector and each line a request touches
  * beyond the first add, per path (ca: ld.global.ca, cg: ld.global.cg). */
 typedef struct {
     int present; /* an [access] section was given */
     double sector_cycles[2], line_cycles[2]; /* [0] ca, [1] cg */
+    /* What one pass of a request is: a line of the path's first cache
+     * (0), or a bank wavefront of [shared]'s banks (1: the L1 sharing its
+     * array with shared memory); line_cycles is then the cost per extra
+     * wavefront. */
+    int bank_passes[2];
 } mt_sim_access_spec;
 
 /* Limits of the format: 0 (free), or from MT_SIM_MIN_ACCESS_CYCLES (a
@@ -30,9 +36,14 @@ typedef struct {
  * aligned base). */
 uint32_t mt_sim_access_units(const mt_banks *x, uint32_t unit);
 
-/* Cycles one request of pattern x adds over a one-sector request, on a
- * path whose first cache has `sector` and `line` bytes. */
-double mt_sim_access_extra(const mt_sim_access_spec *a, int cg, const mt_banks *x,
-                           uint32_t sector, uint32_t line);
+/* Passes of one request of pattern x: the lines of `line` bytes it
+ * touches, or its bank wavefronts on banks b (bank_passes). */
+uint32_t mt_sim_access_passes(const mt_sim_access_spec *a, int cg, const mt_sim_bank_spec *b,
+                              const mt_banks *x, uint32_t line);
+
+/* Cycles one request of pattern x adds over a request of one sector and
+ * one pass, on a path whose first cache has `sector` and `line` bytes. */
+double mt_sim_access_extra(const mt_sim_access_spec *a, int cg, const mt_sim_bank_spec *b,
+                           const mt_banks *x, uint32_t sector, uint32_t line);
 
 #endif

@@ -518,7 +518,8 @@ static mt_err run_access(const mt_sim_spec *s, const mt_experiment *e, mt_result
     const mt_sim_cache_spec *cs = &s->cache[ci];
     double lat = cs->latency[lp] + mt_sim_access_extra(&s->access,
                                                        e->chain[0].path == MT_PATH_GLOBAL_CG,
-                                                       &e->u.access, cs->sector, cs->line);
+                                                       &s->banks, &e->u.access, cs->sector,
+                                                       cs->line);
     return warp_load_samples(s, e, lat, cs->noise, out, ei);
 }
 

@@ -6,8 +6,26 @@
  * experiments. */
 #include "spec_internal.h"
 
-const char *const mt_sp_access_keys[] = {"ca_sector_cycles", "ca_line_cycles",
-                                         "cg_sector_cycles", "cg_line_cycles", NULL};
+const char *const mt_sp_access_keys[] = {"ca_sector_cycles", "ca_line_cycles", "ca_passes",
+                                         "cg_sector_cycles", "cg_line_cycles", "cg_passes",
+                                         NULL};
+
+/* ca_passes / cg_passes: "lines" (default) or "banks", which needs 4-byte
+ * banks (a warp's 4-byte words then map to banks as the access probe's
+ * wavefront model counts them). */
+static mt_err read_passes(pctx *c, const section *s, const char *key, const mt_sim_spec *o,
+                          int *out)
+{
+    static const char *const words[] = {"lines", "banks", NULL};
+    mt_err err = mt_sp_word(c, s, key, words, out);
+    if (err)
+        return err;
+    if (*out && o->banks.width != 4)
+        return mt_sp_err(c, mt_sp_find(s, key)->line,
+                         "%s = banks needs [shared] bank_width = 4 (it is %u)", key,
+                         o->banks.width);
+    return MT_OK;
+}
 
 /* One optional cost: 0, or MT_SIM_MIN_ACCESS_CYCLES..MAX. */
 static mt_err read_cost(pctx *c, const section *s, const char *key, double *out)
@@ -35,18 +53,21 @@ mt_err mt_sp_read_access(pctx *c, const section *s, mt_sim_spec *o)
      * touched" costs bandwidth, not latency, for a single warp. */
     a->present = s != NULL;
     a->sector_cycles[0] = a->sector_cycles[1] = 0;
+    a->bank_passes[0] = a->bank_passes[1] = 0;
     a->line_cycles[0] = o->banks.conflict_cycles;
     a->line_cycles[1] = o->banks.conflict_cycles;
     if (!s)
         return MT_OK;
     mt_err err;
     if ((err = read_cost(c, s, "ca_sector_cycles", &a->sector_cycles[0])) ||
-        (err = read_cost(c, s, "ca_line_cycles", &a->line_cycles[0])))
+        (err = read_cost(c, s, "ca_line_cycles", &a->line_cycles[0])) ||
+        (err = read_passes(c, s, "ca_passes", o, &a->bank_passes[0])))
         return err;
     /* cg's line cost follows ca's unless given (the same return path). */
     a->line_cycles[1] = a->line_cycles[0];
     if ((err = read_cost(c, s, "cg_sector_cycles", &a->sector_cycles[1])) ||
-        (err = read_cost(c, s, "cg_line_cycles", &a->line_cycles[1])))
+        (err = read_cost(c, s, "cg_line_cycles", &a->line_cycles[1])) ||
+        (err = read_passes(c, s, "cg_passes", o, &a->bank_passes[1])))
         return err;
     return MT_OK;
 }
