@@ -69,8 +69,10 @@ static int access_path_check(const mt_sim_spec *s, const mt_topology *t, int cg,
         snprintf(pass, sizeof pass, "%u B line", w.line);
     else if (w.row)
         snprintf(pass, sizeof pass, "bank wavefront (%u banks of 4 B)", w.row / 4);
+    /* A unit the spec's costs do not show must be reported absent. */
     const mt_finding *f = F(t, key, "access_sector");
-    if (trusted_claim(f) && !(f->kind == MT_FIND_VALUE && w.sector && f->value == w.sector))
+    if (trusted_claim(f) && !(f->kind == MT_FIND_VALUE && w.sector && f->value == w.sector) &&
+        !(f->kind == MT_FIND_ABSENT && !w.sector))
         bad += complain(msg, cap, "%s access_sector: want %u (0: none), got kind %d %.0f "
                         "(conf %.2f)\n", key, w.sector, f->kind, f->value, f->confidence);
     f = F(t, key, "access_pass");
@@ -81,7 +83,8 @@ static int access_path_check(const mt_sim_spec *s, const mt_topology *t, int cg,
         bad += complain(msg, cap, "%s coalescing: want a pass of a %s, got \"%s\" (conf %.2f)\n",
                         key, pass, rule->text, rule->confidence);
     f = F(t, key, "access_line");
-    if (trusted_claim(f) && !(f->kind == MT_FIND_VALUE && w.line && f->value == w.line))
+    if (trusted_claim(f) && !(f->kind == MT_FIND_VALUE && w.line && f->value == w.line) &&
+        !(f->kind == MT_FIND_ABSENT && w.row))
         bad += complain(msg, cap, "%s access_line: want %u (0: not a line), got kind %d %.0f "
                         "(conf %.2f)\n", key, w.line, f->kind, f->value, f->confidence);
     static const char *const costs[2] = {"access_sector_cycles", "access_pass_cycles"};

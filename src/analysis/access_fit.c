@@ -182,13 +182,14 @@ mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv,
     double best_sse = INFINITY;
     int best_within = 0;
     candidate acc = {0, 0, 0};
-    /* g = 0 first: without a sector term; then each sector below the pass. */
+    /* g = 0 first: without a sector term; then each sector with each line
+     * above it and each bank row (a row's banks are not a sector's
+     * container: any sector goes with any row). */
     for (uint32_t g = 0; g <= MT_ACCESS_MAX_UNIT; g = g ? 2 * g : MT_ACCESS_MIN_UNIT) {
         for (uint32_t l = g ? 2 * g : MT_ACCESS_MIN_UNIT; l <= MT_ACCESS_MAX_UNIT; l *= 2)
             consider(p, lv, n, (candidate){g, l, 0}, out, &acc, &best_sse, &best_within);
         for (uint32_t r = MT_ACCESS_MIN_ROW; r <= MT_ACCESS_MAX_ROW; r *= 2)
-            if (g < r)
-                consider(p, lv, n, (candidate){g, 0, r}, out, &acc, &best_sse, &best_within);
+            consider(p, lv, n, (candidate){g, 0, r}, out, &acc, &best_sse, &best_within);
     }
     return MT_OK;
 }

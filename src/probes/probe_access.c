@@ -9,7 +9,7 @@
  * One batch of MT_KIND_ACCESS experiments, ACCESS_PATTERNS per path: every
  * thread reading one word (broadcast), strides of 1 to 512 words, a
  * contiguous warp moved 4 to 96 bytes off a line, partial warps, two
- * half-warps far apart.  Each pattern's level (analysis/banks.h: the
+ * half-warps far apart, strides one word past 64, 128 and 256 B.  Each pattern's level (analysis/banks.h: the
  * interquartile mean of its fine samples) goes into the candidate fit of
  * analysis/access_fit.h, which finds the sector and line sizes in whose
  * units the cost grows, and the cost per extra sector and line. */
@@ -64,7 +64,17 @@ static size_t build_patterns(mt_access_pattern *p)
     p[n].n = ACCESS_WARP;
     for (uint32_t t = 0; t < ACCESS_WARP; t++)
         p[n].word[t] = (t / 16) * 1024 + t % 16;
-    return n + 1;
+    n++;
+    /* Strides one word past 64, 128 and 256 B: a line each (of that size)
+     * but every thread in its own bank of a row of that size, which tells
+     * a pass per line from a pass per bank wavefront. */
+    static const uint32_t skew[] = {17, 33, 65};
+    for (size_t k = 0; k < sizeof skew / sizeof *skew; k++, n++) {
+        p[n].n = ACCESS_WARP;
+        for (uint32_t t = 0; t < ACCESS_WARP; t++)
+            p[n].word[t] = t * skew[k];
+    }
+    return n;
 }
 
 /* "s4" (stride in words), "o32" (offset bytes), "n8" (threads), "b"
@@ -73,7 +83,8 @@ static void pattern_name(size_t i, char *buf, size_t cap)
 {
     static const char *const names[] = {"b",    "s1",   "s2",   "s4",  "s8",  "s16", "s32",
                                         "s64",  "s128", "s256", "s512", "o4", "o16", "o32",
-                                        "o64",  "o96",  "n1",   "n8",   "n16", "h"};
+                                        "o64",  "o96",  "n1",   "n8",   "n16", "h",
+                                        "k17",  "k33",  "k65"};
     snprintf(buf, cap, "%s", i < sizeof names / sizeof *names ? names[i] : "?");
 }
 
