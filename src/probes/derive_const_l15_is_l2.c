@@ -34,16 +34,14 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     const mt_finding *l2 = mt_topology_get(t, "l2", "mean_latency");
     if (lat->kind != MT_FIND_VALUE || l2->kind != MT_FIND_VALUE || !(l2->value > 0))
         return MT_OK;
-    mt_err err = mt_topology_note_threshold(
+    /* The list holds every threshold with room to spare (MT_MAX_THRESHOLDS):
+     * one beyond it would be dropped, as a probe's is, not fatal. */
+    (void)mt_topology_note_threshold(
         t, "CONST_L15_IS_L2_TOLERANCE", CONST_L15_IS_L2_TOLERANCE,
         "constant L1.5 latency within this share (or the class gap) of the L2's: no L1.5");
-    if (err == MT_OK)
-        err = mt_topology_note_threshold(
-            t, "MAX_L2_FACTOR", MAX_L2_FACTOR,
-            "constant L1.5 latency over this times the L2's slowest hit: memory, L1.5 unknown");
-    /* A full list drops the note, as mt_note_threshold does for probes:
-     * with every opt-in probe on, the list can fill before derivations. */
-    (void)err;
+    (void)mt_topology_note_threshold(
+        t, "MAX_L2_FACTOR", MAX_L2_FACTOR,
+        "constant L1.5 latency over this times the L2's slowest hit: memory, L1.5 unknown");
     double tol = fmax(MT_MIN_CLASS_GAP_CYCLES, CONST_L15_IS_L2_TOLERANCE * l2->value);
     /* With partitions the L1.5 latency (a median of misses) may fall on the
      * near or the far class, or between them: all are L2 hits. */

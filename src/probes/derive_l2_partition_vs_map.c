@@ -40,13 +40,12 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     if (!trusted(ps, false) || !trusted(groups, false) || !trusted(share, true) ||
         !size || size->kind != MT_FIND_VALUE || !(size->value > 0))
         return MT_OK;
-    mt_err err = mt_topology_note_threshold(
+    /* The list holds every threshold with room to spare (MT_MAX_THRESHOLDS):
+     * one beyond it would be dropped, as a probe's is, not fatal. */
+    (void)mt_topology_note_threshold(
         t, "PARTITION_OVER_MAP_SLACK", PARTITION_OVER_MAP_SLACK,
         "L2: a partition size this share above the L2 size over the map's fewest partitions "
         "is impossible");
-    /* A full list drops the note, as mt_note_threshold does for probes:
-     * with every opt-in probe on, the list can fill before derivations. */
-    (void)err;
     /* The largest near share the map allows: a stated value is known to
      * MAP_SHARE_Z errors of at most MAP_SHARE_MAX_ERROR, a range to itself. */
     double top = share->kind == MT_FIND_RANGE ? share->hi
