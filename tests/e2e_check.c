@@ -38,6 +38,8 @@ static int check_one(const char *path)
     opt.cluster = true;
     /* And the instruction caches (a spec without [icache] skips them). */
     opt.icache = true;
+    /* And the global access granularity (every spec runs it). */
+    opt.access = true;
     if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {

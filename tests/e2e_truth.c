@@ -11,6 +11,7 @@
 #include "probes/geometry_hash.h"
 #include "analysis/miss_profile.h"
 #include "probes/l1_profile.h"
+#include "sim/engine.h"
 #include "sim/sim.h"
 
 static const mt_sim_cache_spec *serving(const mt_sim_spec *s, mt_sim_lpath lp, int nth)
@@ -533,6 +534,7 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
 #include "e2e_truth_matrix.c"
 #include "e2e_truth_cluster.c"
 #include "e2e_truth_icache.c"
+#include "e2e_truth_access.c"
 
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -709,6 +711,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
     bad += matrix_check(s, t, truth, msg, cap);
     bad += cluster_check(s, t, msg, cap);
     bad += icache_check(s, t, msg, cap);
+    bad += access_check(s, t, msg, cap);
     bad += latency_ok(F(t, "shared", "latency"), truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
     bad += banks_check(s, t, msg, cap);
     bad += latency_ok(F(t, "dram", "latency"), truth[MT_CACHE_DRAM].latency, "dram", msg, cap);

@@ -82,6 +82,13 @@ What is drawn, and the limits kept:
     (0.5) to 4 for the first, each further one 0.5 (the least step) to 50
     more (log-uniform), up to the format's 1000; noise up to latency / 8
     (none for about 1 in 4 levels).
+  * the [access] section (issue 9 part 4), from an RNG of its own (so the
+    draws above stay what they were): in about 70% of the specs; each of
+    ca_sector_cycles, ca_line_cycles, cg_sector_cycles, cg_line_cycles
+    left out a quarter of the time (the default), else 0 a third of the
+    time and log-uniform over the format's 1..64 cycles otherwise;
+    ca_passes and cg_passes left out, lines or banks (banks only with 4 B
+    banks, the format's rule).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -457,7 +464,35 @@ outlier_cycles = {R.randint(200, 10000)}
     icache_text = _icaches(random.Random(f"issue10 icache {seed}"))
     if icache_text:
         out.append(icache_text)
+    access_text = _access(random.Random(f"issue9 access {seed}"),
+                          "bank_width = 8" not in _banks(seed))
+    if access_text:
+        out.append(access_text)
     return "\n".join(out)
+
+
+ACCESS_MIN_CYCLES = 1.0       # docs/spec-format.md, [access]: a nonzero cost's least ...
+ACCESS_MAX_CYCLES = 64.0      # ... and the most
+
+
+def _access(A, four_byte_banks):
+    """An [access] section (issue 9 part 4) or "" (about 30% of the time)."""
+    if A.random() < 0.3:
+        return ""
+    lines = ["[access]"]
+    for path in ("ca", "cg"):
+        for unit in ("sector", "line"):
+            if A.random() < 0.25:
+                continue
+            cost = 0 if A.random() < 1 / 3 else round(_log_uniform(A, ACCESS_MIN_CYCLES,
+                                                                   ACCESS_MAX_CYCLES), 2)
+            lines.append(f"{path}_{unit}_cycles = {max(ACCESS_MIN_CYCLES, cost) if cost else 0}")
+        passes = A.choice(["", "lines", "banks"])
+        if passes == "banks" and not four_byte_banks:
+            passes = "lines"
+        if passes:
+            lines.append(f"{path}_passes = {passes}")
+    return "\n".join(lines) + "\n"
 
 
 def _cluster(C):

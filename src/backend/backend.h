@@ -80,6 +80,7 @@ typedef enum {
     MT_KIND_CLUSTER,   /* blocks of one thread-block cluster reading each other's shared memory */
     MT_KIND_CLOCK,     /* the SM clock in effect: clock cycles against the global ns timer */
     MT_KIND_ICACHE,    /* straight-line code of a given size, run warm: the instruction caches */
+    MT_KIND_ACCESS,    /* one warp's global load pattern, warm (access granularity, coalescing) */
     MT_KIND_COUNT
 } mt_exp_kind;
 
@@ -91,6 +92,7 @@ typedef enum {
 #define MT_CAP_CLUSTER  (1u << MT_KIND_CLUSTER)
 #define MT_CAP_CLOCK    (1u << MT_KIND_CLOCK)
 #define MT_CAP_ICACHE   (1u << MT_KIND_ICACHE) /* since 2.4 */
+#define MT_CAP_ACCESS   (1u << MT_KIND_ACCESS) /* since 2.5 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -263,6 +265,25 @@ typedef struct {
     uint32_t code_bytes;
 } mt_icache;
 
+/* MT_KIND_ACCESS (since 2.5, MT_CAP_ACCESS; docs/method.md, "Global
+ * access granularity"): one warp; thread t < n_threads loads the 4-byte
+ * global word word_index[t] (byte chain[0].offset + 4 x word_index[t] of
+ * the path's buffer) through chain[0].path, ld.global.ca (warm L1) or
+ * ld.global.cg (warm L2), all threads in the same instruction.  The
+ * pattern is loaded warmup_laps (1) times untimed, so its lines are in the
+ * level the path reaches first, then `loads` times timed; one sample per
+ * timed load of thread 0: cycles of the warp's load, with the fine timer
+ * overhead included as in a chase's fine samples.  The parameters are a
+ * warp's word pattern as for banks (mt_banks, word_bytes 4).  Shape
+ * (mt_exp_access builds it): one chain on the ca or cg path, offset a
+ * multiple of MT_ACCESS_ALIGN (so word 0 starts a line of any cache),
+ * footprint spanning every word read, stride 4, fine mode, warmup_laps 1,
+ * any SM.  Every access experiment of a batch sees the same buffer: the
+ * cuda backend runs them one after another in one block, so one SM serves
+ * them all (the same L2 partition for the same line). */
+#define MT_ACCESS_ALIGN 4096u
+#define MT_ACCESS_MAX_SPAN (64u << 10) /* bytes of the words one pattern reads */
+
 typedef struct {
     mt_exp_kind kind;
     mt_chain chain[MT_MAX_CHAINS];
@@ -291,6 +312,7 @@ typedef struct {
         mt_cluster cluster;
         mt_clock clock;
         mt_icache icache;
+        mt_banks access; /* MT_KIND_ACCESS: a warp's 4-byte word pattern */
     } u;
 } mt_experiment;
 
@@ -358,6 +380,11 @@ int mt_cluster_op_from_name(const char *s, mt_cluster_op *out); /* 0 ok, -1 unkn
 /* An icache experiment (MT_KIND_ICACHE): code_bytes of straight-line code,
  * one warm lap, `laps` timed laps (fine samples), on any SM. */
 mt_experiment mt_exp_icache(uint32_t code_bytes, uint32_t laps);
+/* An access experiment (MT_KIND_ACCESS) on path ca or cg: thread t <
+ * n_threads (1..32) loads 4-byte word word_index[t] from byte 0 of the
+ * path's buffer; one warm lap, `loads` fine samples, any SM. */
+mt_experiment mt_exp_access(mt_path p, const uint32_t *word_index, uint32_t n_threads,
+                            uint32_t loads);
 
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
@@ -385,7 +412,8 @@ typedef struct mt_backend mt_backend;
  * max_cluster_size_portable. */
 /* 4 = MT_KIND_ICACHE (MT_CAP_ICACHE: straight-line code of a given size,
  * the instruction caches). */
-/* 5 is left to the global access granularity kind (another branch). */
+/* 5 = MT_KIND_ACCESS (MT_CAP_ACCESS: one warp's global load pattern,
+ * the access granularity through the L1 and the L2). */
 /* 6 = mt_backend_entry.count_devices and mt_backend_count_devices: how
  * many devices a backend that opens devices by ordinal can open (cuda: the
  * driver's count), for --device all. */

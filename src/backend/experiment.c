@@ -89,6 +89,49 @@ mt_experiment mt_exp_banks(uint32_t word_bytes, const uint32_t *word_index, uint
     return e;
 }
 
+mt_experiment mt_exp_access(mt_path p, const uint32_t *word_index, uint32_t n_threads,
+                            uint32_t loads)
+{
+    uint32_t top = 0;
+    for (uint32_t t = 0; t < n_threads && t < 32; t++)
+        top = word_index[t] > top ? word_index[t] : top;
+    mt_experiment e = mt_exp_chase(p, ((uint64_t)top + 1) * 4, 4, 1, loads, MT_MODE_FINE);
+    e.kind = MT_KIND_ACCESS;
+    e.u.access.word_bytes = 4;
+    e.u.access.n_threads = n_threads;
+    for (uint32_t t = 0; t < n_threads && t < 32; t++)
+        e.u.access.word_index[t] = word_index[t];
+    return e;
+}
+
+/* The fixed shape of an access experiment (backend.h, MT_KIND_ACCESS): the
+ * chain checks bound its words by the path's limit, this by the span. */
+static mt_err check_access(const mt_experiment *e, mt_errinfo *ei)
+{
+    const mt_banks *b = &e->u.access;
+    const mt_chain *c = &e->chain[0];
+    if (b->word_bytes != 4 || b->n_threads < 1 || b->n_threads > 32)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "access experiment: %u threads of %u B words (1..32 threads, 4 B)",
+                       b->n_threads, b->word_bytes);
+    if (e->n_chains != 1 || (c->path != MT_PATH_GLOBAL_CA && c->path != MT_PATH_GLOBAL_CG) ||
+        c->stride != 4 || c->offset % MT_ACCESS_ALIGN || e->mode != MT_MODE_FINE ||
+        e->warmup_laps != 1 || e->sm >= 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "access experiment must have one ca or cg chain of stride 4 at a "
+                       "multiple of %u B, fine loads, one warm-up lap and any SM",
+                       MT_ACCESS_ALIGN);
+    if (c->footprint > MT_ACCESS_MAX_SPAN)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "access experiment spans %llu B (at most %u B)",
+                       (unsigned long long)c->footprint, MT_ACCESS_MAX_SPAN);
+    for (uint32_t t = 0; t < b->n_threads; t++)
+        if ((uint64_t)b->word_index[t] * 4 >= c->footprint)
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "access experiment: thread %u reads word %u of a %llu-byte span", t,
+                           b->word_index[t], (unsigned long long)c->footprint);
+    return MT_OK;
+}
+
 /* The fixed shape of a banks experiment (backend.h, mt_banks): its words
  * live in chain 0's shared-memory span, so the chain checks bound them. */
 static mt_err check_banks(const mt_experiment *e, mt_errinfo *ei)
@@ -327,6 +370,10 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
         if ((err = check_icache(e, ei)))
             return err;
         break;
+    case MT_KIND_ACCESS:
+        if ((err = check_access(e, ei)))
+            return err;
+        break;
     case MT_KIND_CLUSTER:
         if ((err = mt_check_cluster(e, dev, ei)))
             return err;
@@ -416,6 +463,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, e->u.stream.in_flight);
         break;
     case MT_KIND_BANKS:
+    case MT_KIND_ACCESS: /* the same parameters (mt_banks); the kind was mixed in */
         h = mt_hash_mix(h, e->u.banks.word_bytes);
         h = mt_hash_mix(h, e->u.banks.n_threads);
         for (uint32_t t = 0; t < e->u.banks.n_threads && t < 32; t++)

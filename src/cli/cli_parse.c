@@ -90,6 +90,12 @@ void mt_cli_usage(FILE *f)
           "                        straight-line code of 1 KiB to 512 KiB (on a GPU mostly\n"
           "                        the driver compiling it: seconds; its own row of the\n"
           "                        timings)\n"
+          "      --access          also measure the global access granularity (opt-in probe\n"
+          "                        access): one warp's load latency against the stride and\n"
+          "                        alignment of its threads, warm in the L1 (ld.global.ca)\n"
+          "                        and the L2 (ld.global.cg); the sector and line a request\n"
+          "                        is counted in, the cost of each extra one, the coalescing\n"
+          "                        rule (about 0.03 s on a GPU; its own row of the timings)\n"
           "      --fleet FILE      under mpirun or srun (an MPI build): every rank measures\n"
           "                        its GPU (the node-local rank's device, or --device,\n"
           "                        --sim, --sim-per-rank), rank 0 writes one fleet report\n"
@@ -133,7 +139,7 @@ void mt_cli_usage(FILE *f)
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
        OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX,
-       OPT_CLUSTER, OPT_ICACHE,
+       OPT_CLUSTER, OPT_ICACHE, OPT_ACCESS,
        OPT_FLEET, OPT_SIM_PER_RANK };
 
 /* --device N, a comma-separated list of distinct device numbers, or
@@ -190,6 +196,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"matrix", no_argument, 0, OPT_MATRIX},
         {"cluster", no_argument, 0, OPT_CLUSTER},
         {"icache", no_argument, 0, OPT_ICACHE},
+        {"access", no_argument, 0, OPT_ACCESS},
         {"fleet", required_argument, 0, OPT_FLEET},
         {"sim-per-rank", required_argument, 0, OPT_SIM_PER_RANK},
         {0, 0, 0, 0},
@@ -244,6 +251,7 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_MATRIX: o->probes.matrix = true; break;
         case OPT_CLUSTER: o->probes.cluster = true; break;
         case OPT_ICACHE: o->probes.icache = true; break;
+        case OPT_ACCESS: o->probes.access = true; break;
         case OPT_FLEET: o->fleet = optarg; break;
         case OPT_SIM_PER_RANK: o->sim_per_rank = optarg; break;
         case OPT_SEED:

@@ -12,8 +12,9 @@
  *   stream.c        MT_KIND_STREAM experiments (kernels_stream.cu)
  *   banks.c         MT_KIND_BANKS experiments (shared-memory bank conflicts)
  *   icache.c        MT_KIND_ICACHE experiments (generated code, icache_ptx.c)
+ *   access.c        MT_KIND_ACCESS experiments (a warp's global load pattern)
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
- * MT_KIND_BANKS, MT_KIND_CLUSTER and MT_KIND_ICACHE (backend.h gives the contract); the others are refused with
+ * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE and MT_KIND_ACCESS (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +169,14 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     if (npend && (rc = mtc_run_banks(im, exps, pending, npend, out, ei)) != MT_OK)
         goto out;
     npend = 0;
+    for (size_t i = 0; i < n; i++)
+        if (exps[i].kind == MT_KIND_ACCESS)
+            pending[npend++] = i;
+    if (npend && (rc = mtc_run_access(im, exps, pending, npend, out, ei)) != MT_OK)
+        goto out;
+    npend = 0;
     for (size_t i = 0; i < n; i++) {
-        if (exps[i].kind == MT_KIND_BANKS)
+        if (exps[i].kind == MT_KIND_BANKS || exps[i].kind == MT_KIND_ACCESS)
             continue;
         if (exps[i].kind == MT_KIND_CLOCK) {
             if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
@@ -222,7 +229,8 @@ static const mt_backend_ops cuda_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
+            MT_CAP_ACCESS,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -115,6 +115,10 @@ mt_err mtc_ensure_staging(cuda_impl *im, size_t succ_words, size_t seq_words, mt
  * launch, filling out[which[k]]. */
 mt_err mtc_run_banks(cuda_impl *im, const mt_experiment *exps, const size_t *which, size_t n,
                      mt_result *out, mt_errinfo *ei);
+/* access.c: runs the MT_KIND_ACCESS experiments exps[which[0..n-1]] in
+ * one launch of one block (in order), filling out[which[k]]. */
+mt_err mtc_run_access(cuda_impl *im, const mt_experiment *exps, const size_t *which, size_t n,
+                      mt_result *out, mt_errinfo *ei);
 /* clock.c: runs one MT_KIND_CLOCK experiment (it needs no launch group). */
 mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* icache.c: runs one MT_KIND_ICACHE experiment (a module and a launch of

@@ -78,6 +78,19 @@ typedef struct {
 } mtk_banks_desc;
 cudaError_t mtk_launch_banks(const mtk_banks_desc *descs, unsigned n, uint32_t span_words,
                              uint32_t stride, uint32_t *samples, uint32_t *smids, cudaStream_t s);
+/* MT_KIND_ACCESS (kernels_access.cu): one block of one warp runs descs
+ * 0..n-1 in order (descs, buf, samples and smids in device memory): thread
+ * t < n_threads loads the word at byte offset_bytes + 4 x word_index[t] of
+ * buf (cg: ld.global.cg, else ld.global.ca), loads + 1 times (the first
+ * untimed); samples[k * stride + j] = cycles of timed load j of desc k;
+ * smids[k] = %smid. */
+typedef struct {
+    uint32_t n_threads, loads, cg, offset_bytes;
+    uint32_t word_index[32];
+} mtk_access_desc;
+cudaError_t mtk_launch_access(const mtk_access_desc *descs, unsigned n, const uint32_t *buf,
+                              uint32_t stride, uint32_t *samples, uint32_t *smids,
+                              cudaStream_t s);
 /* Oldest SASS architecture in this build, e.g. 75 (from __CUDA_ARCH_LIST__). */
 int mtk_oldest_arch(void);
 /* Newest PTX/SASS architecture built, e.g. 90. */

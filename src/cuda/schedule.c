@@ -35,8 +35,8 @@ static mt_err validate_banks(const mt_experiment *e, size_t i, const mt_device_i
         return rc;
     if (e->sm >= 0 || e->set_carveout)
         return mt_fail(ei, MT_ERR_UNSUPPORTED,
-                       "experiment %zu: banks experiments run on any SM at the default carveout",
-                       i);
+                       "experiment %zu: %s experiments run on any SM at the default carveout",
+                       i, mt_kind_name(e->kind));
     if (e->loads > MTK_FINE_MAX)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "experiment %zu: %u fine loads exceed %u", i,
                        e->loads, MTK_FINE_MAX);
@@ -48,7 +48,7 @@ mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev,
     if (e->kind == MT_KIND_CLOCK || e->kind == MT_KIND_STREAM || e->kind == MT_KIND_CLUSTER ||
         e->kind == MT_KIND_ICACHE)
         return mt_experiment_check(e, dev, ei);
-    if (e->kind == MT_KIND_BANKS)
+    if (e->kind == MT_KIND_BANKS || e->kind == MT_KIND_ACCESS) /* access: the same limits */
         return validate_banks(e, i, dev, ei);
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED,

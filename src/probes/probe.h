@@ -136,6 +136,9 @@ typedef struct mt_probe_options {
     bool cluster;
     /* --icache: run the opt-in instruction-cache probe (probe_icache.c). */
     bool icache;
+    /* --access: run the opt-in global access granularity probe
+     * (probe_access.c). */
+    bool access;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

@@ -124,7 +124,7 @@ static mt_err copy_experiment(const mt_experiment *src, mt_experiment *dst, mt_e
         dst->u.clock = src->u.clock;
     if (src->kind == MT_KIND_STREAM)
         dst->u.stream = src->u.stream;
-    if (src->kind == MT_KIND_BANKS)
+    if (src->kind == MT_KIND_BANKS || src->kind == MT_KIND_ACCESS) /* both an mt_banks */
         dst->u.banks = src->u.banks;
     if (src->kind == MT_KIND_CLUSTER)
         dst->u.cluster = src->u.cluster;

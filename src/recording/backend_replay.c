@@ -72,7 +72,7 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
             x->repeats != y->repeats || x->in_flight != y->in_flight)
             return 0;
     }
-    if (a->kind == MT_KIND_BANKS) {
+    if (a->kind == MT_KIND_BANKS || a->kind == MT_KIND_ACCESS) { /* both an mt_banks */
         const mt_banks *x = &a->u.banks, *y = &b->u.banks;
         if (x->word_bytes != y->word_bytes || x->n_threads != y->n_threads ||
             (x->n_threads <= 32 &&
@@ -129,8 +129,9 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
             (int)e->u.stream.op, e->u.stream.blocks, e->u.stream.threads,
             e->u.stream.vector_bytes, e->u.stream.in_flight,
             (unsigned long long)e->u.stream.bytes, e->u.stream.repeats);
-    if (e->kind == MT_KIND_BANKS)
-        PUT(" banks word_bytes=%u threads=%u", e->u.banks.word_bytes, e->u.banks.n_threads);
+    if (e->kind == MT_KIND_BANKS || e->kind == MT_KIND_ACCESS)
+        PUT(" %s word_bytes=%u threads=%u", mt_kind_name(e->kind), e->u.banks.word_bytes,
+            e->u.banks.n_threads);
     if (e->kind == MT_KIND_CLUSTER)
         PUT(" cluster op=%s size=%u target=%u threads=%u blocks=%u bytes=%llu repeats=%u",
             mt_cluster_op_name(e->u.cluster.op), e->u.cluster.cluster_size,
@@ -334,7 +335,7 @@ enum {
 static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
 {
     const char *s = c->field[C_PARAMS];
-    if (x->kind == MT_KIND_BANKS) {
+    if (x->kind == MT_KIND_BANKS || x->kind == MT_KIND_ACCESS) { /* both an mt_banks */
         char why[MT_BANKS_PARAMS_MAX + 200];
         int carveout;
         if (mt_banks_params_parse(s, &x->u.banks, &carveout, why, sizeof why))
@@ -507,7 +508,7 @@ static mt_err parse_row(const mt_csv *c, int version, uint64_t *id, int64_t *bat
         return MT_OK;
     mt_exp_kind kind;
     if (mt_kind_from_name(c->field[C_KIND], &kind) != 0 || !mt_recording_stores_kind(kind))
-        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster)", c->field[C_KIND]);
+        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster, icache, access)", c->field[C_KIND]);
     x->kind = kind;
     if ((e = parse_params(c, x, ei)))
         return e;
@@ -918,7 +919,7 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE,
+            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

@@ -14,7 +14,7 @@ int mt_recording_stores_kind(mt_exp_kind k)
 {
     return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
            k == MT_KIND_STREAM || k == MT_KIND_BANKS || k == MT_KIND_CLUSTER ||
-           k == MT_KIND_ICACHE;
+           k == MT_KIND_ICACHE || k == MT_KIND_ACCESS;
 }
 
 const char *mt_order_name(mt_order o)
@@ -124,7 +124,7 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
                      " in_flight=%" PRIu32,
                      (int)x->u.stream.op, x->u.stream.blocks, x->u.stream.threads,
                      x->u.stream.vector_bytes, x->u.stream.in_flight);
-        else if (x->kind == MT_KIND_BANKS)
+        else if (x->kind == MT_KIND_BANKS || x->kind == MT_KIND_ACCESS) /* access: 2.5 */
             mt_banks_params_format(&x->u.banks, params, sizeof params);
         else if (x->kind == MT_KIND_CLUSTER) /* since backend 2.3 */
             snprintf(params, sizeof params,

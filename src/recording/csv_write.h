@@ -8,12 +8,13 @@
  *   order_seed,warmup_laps,loads,mode,sm,scope,sm_ran,kind,params
  *   path: ca|cg|nc|tex|const|shared|none   order: sequential|random
  *   mode: fine|aggregate   scope: sm|gpu
- *   kind: chase|sequence|stream|banks|clock|icache
+ *   kind: chase|sequence|stream|banks|clock|icache|access
  *   params: the kind's own parameters as space-separated key=value pairs,
  *     empty for a chase; a sequence: "n=N untimed=U" (its N indices are
  *     in sequences.csv); a clock experiment "ns=N"; a banks experiment
  *     (backend 2.2) "word_bytes=W words=I0:I1:..." (banks_params.h); an
- *     icache experiment (backend 2.3) "code_bytes=N"; any
+ *     icache experiment (backend 2.3) "code_bytes=N"; an access experiment
+ *     (backend 2.5) as a banks one, "word_bytes=4 words=I0:I1:..."; any
  *     kind: "carveout=P" when the experiment
  *     requested a shared-memory carveout of P percent (backend 2.1)
  * Version 1 (read only): the first 17 columns, with `exclusive` (0|1, 1 is

@@ -48,6 +48,18 @@ int mt_sim_lpath_of(mt_path p)
     }
 }
 
+int mt_sim_access_cache(const mt_sim_spec *s, mt_path p)
+{
+    int lp = mt_sim_lpath_of(p), best = -1;
+    if (lp < 0)
+        return -1;
+    for (int i = 0; i < s->n_caches; i++)
+        if (!s->cache[i].is_l2 && (s->cache[i].serves & (1u << lp)) &&
+            (best < 0 || s->cache[i].level < s->cache[best].level))
+            best = i;
+    return best >= 0 ? best : s->l2;
+}
+
 static void build_routes(mt_sim_engine *eng)
 {
     const mt_sim_spec *s = &eng->spec;
@@ -458,29 +470,57 @@ static mt_err run_clock(const mt_sim_spec *s, const mt_experiment *e, mt_result 
     return MT_OK;
 }
 
-/* MT_KIND_BANKS: every sample is a fine shared load (timer overhead,
- * [shared] latency and noise, timer outliers) plus conflict_cycles for
- * each pass of the bank model (banks.h) after the first. */
-static mt_err run_banks(const mt_sim_spec *s, const mt_experiment *e, mt_result *out,
-                        mt_errinfo *ei)
+/* e->loads fine samples of one warp load of `lat` cycles: timer
+ * overhead, Gaussian noise of stddev `noise`, timer outliers. */
+static mt_err warp_load_samples(const mt_sim_spec *s, const mt_experiment *e, double lat,
+                                double noise, mt_result *out, mt_errinfo *ei)
 {
     out->cycles[0] = malloc((size_t)e->loads * sizeof *out->cycles[0]);
     if (!out->cycles[0])
         return mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", e->loads);
     out->n[0] = e->loads;
-    uint32_t passes = mt_sim_bank_wavefronts(&s->banks, &e->u.banks);
-    double lat = s->shared.latency[0] + s->banks.conflict_cycles * (passes - 1);
     mt_rng rng = {.s = mt_sim_experiment_seed(s->seed, e)};
     for (uint32_t k = 0; k < e->loads; k++) {
         double x = lat + s->timer_overhead;
-        if (s->shared.noise > 0)
-            x += s->shared.noise * gauss(&rng);
+        if (noise > 0)
+            x += noise * gauss(&rng);
         if (s->outlier_rate > 0 && mt_rng_uniform(&rng) < s->outlier_rate)
             x += s->outlier_cycles * (0.5 + mt_rng_uniform(&rng));
         out->cycles[0][k] = to_cycles(x);
     }
     out->sm_ran = e->sm >= 0 ? e->sm : 0;
     return MT_OK;
+}
+
+/* MT_KIND_BANKS: every sample is a fine shared load ([shared] latency and
+ * noise) plus conflict_cycles for each pass of the bank model (banks.h)
+ * after the first. */
+static mt_err run_banks(const mt_sim_spec *s, const mt_experiment *e, mt_result *out,
+                        mt_errinfo *ei)
+{
+    uint32_t passes = mt_sim_bank_wavefronts(&s->banks, &e->u.banks);
+    double lat = s->shared.latency[0] + s->banks.conflict_cycles * (passes - 1);
+    return warp_load_samples(s, e, lat, s->shared.noise, out, ei);
+}
+
+/* MT_KIND_ACCESS: the pattern is warm in the first cache of its path
+ * (mt_sim_access_cache), which serves it at its latency for that path
+ * (the near one of a partitioned L2) and noise, plus the [access] cost of
+ * every extra sector and line of that cache (access_model.h). */
+static mt_err run_access(const mt_sim_spec *s, const mt_experiment *e, mt_result *out,
+                         mt_errinfo *ei)
+{
+    int lp = mt_sim_lpath_of(e->chain[0].path);
+    int ci = mt_sim_access_cache(s, e->chain[0].path);
+    if (lp < 0 || ci < 0)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "no cache serves the %s path",
+                       mt_path_name(e->chain[0].path));
+    const mt_sim_cache_spec *cs = &s->cache[ci];
+    double lat = cs->latency[lp] + mt_sim_access_extra(&s->access,
+                                                       e->chain[0].path == MT_PATH_GLOBAL_CG,
+                                                       &s->banks, &e->u.access, cs->sector,
+                                                       cs->line);
+    return warp_load_samples(s, e, lat, cs->noise, out, ei);
 }
 
 mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
@@ -491,6 +531,8 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
         return run_clock(&eng->spec, e, out, ei);
     if (e->kind == MT_KIND_BANKS)
         return run_banks(&eng->spec, e, out, ei);
+    if (e->kind == MT_KIND_ACCESS)
+        return run_access(&eng->spec, e, out, ei);
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED, "the simulator does not run %s experiments",
                        mt_kind_name(e->kind));

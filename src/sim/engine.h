@@ -45,6 +45,10 @@ void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active);
 /* The spec's logical path (mt_sim_lpath) of a backend path; -1 for the
  * shared and none paths. */
 int mt_sim_lpath_of(mt_path p);
+/* Index in s->cache of the first cache a load of path p meets (the lowest
+ * level serving it, else the L2), -1 for a path without caches: where a
+ * warm access experiment's pattern is served. */
+int mt_sim_access_cache(const mt_sim_spec *s, mt_path p);
 
 /* Seed of an experiment's RNG (exposed for tests). */
 uint64_t mt_sim_experiment_seed(uint64_t spec_seed, const mt_experiment *e);

@@ -397,10 +397,18 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
         case SEC_CLUSTER: break;    /* checked against [device] and [shared]: read after them */
         case SEC_TLB: err = mt_sp_read_tlb(&c, s, &o->tlb[o->n_tlbs++]); break;
         case SEC_ICACHE: err = mt_sp_read_icache(&c, s, &o->icache[o->n_icaches++]); break;
+        case SEC_ACCESS: break; /* its defaults come from [shared]: read after it */
         }
     }
     if (!err)
         err = cross_checks(&c, o);
+    if (!err) {
+        const section *acc = NULL;
+        for (int i = 0; i < c.n_sec; i++)
+            if (c.sec[i].kind == SEC_ACCESS)
+                acc = &c.sec[i];
+        err = mt_sp_read_access(&c, acc, o);
+    }
     for (int i = 0; !err && i < c.n_sec; i++)
         if (c.sec[i].kind == SEC_THROUGHPUT)
             err = mt_sp_read_throughput(&c, &c.sec[i], o);

@@ -9,6 +9,7 @@
 
 #include "../backend/device.h"
 #include "../core/error.h"
+#include "access_model.h"
 #include "banks.h"
 
 /* Hard limits that keep a typo in a spec from exhausting host memory or
@@ -245,6 +246,7 @@ typedef struct {
     mt_sim_tenant_spec tenant; /* [tenant], optional */
     mt_sim_throughput_spec tp; /* [throughput], optional */
     mt_sim_cluster_spec cluster; /* [cluster], optional */
+    mt_sim_access_spec access;   /* [access], optional (defaults from [shared]) */
     char source[256];       /* file name used in messages */
     /* [tlb NAME] sections in file order (level 1 first); none: translation
      * is free, as before TLBs were modelled. */

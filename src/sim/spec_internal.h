@@ -9,12 +9,12 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + MT_SIM_MAX_ICACHES + 6)
+#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + MT_SIM_MAX_ICACHES + 7)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
 typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB,
-               SEC_CLUSTER, SEC_ICACHE } sec_kind;
+               SEC_CLUSTER, SEC_ICACHE, SEC_ACCESS } sec_kind;
 
 typedef struct {
     char key[32];
@@ -116,5 +116,9 @@ extern const char *const mt_sp_cluster_keys[];
 mt_err mt_sp_read_icache(pctx *c, const section *s, mt_sim_icache_spec *q);
 mt_err mt_sp_check_icaches(pctx *c, const mt_sim_spec *o);
 extern const char *const mt_sp_icache_keys[];
+/* [access] (spec_access.c): s may be NULL (no section: the defaults,
+ * derived from [shared], which must have been read). */
+mt_err mt_sp_read_access(pctx *c, const section *s, mt_sim_spec *o);
+extern const char *const mt_sp_access_keys[];
 
 #endif

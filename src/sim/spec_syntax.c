@@ -42,6 +42,7 @@ const char *mt_sp_title(const section *s, char *buf, size_t cap)
     case SEC_TLB: snprintf(buf, cap, "[tlb %s]", s->name); break;
     case SEC_CLUSTER: snprintf(buf, cap, "[cluster]"); break;
     case SEC_ICACHE: snprintf(buf, cap, "[icache %s]", s->name); break;
+    case SEC_ACCESS: snprintf(buf, cap, "[access]"); break;
     }
     return buf;
 }
@@ -69,6 +70,7 @@ static int key_known(sec_kind k, const char *key)
                               : k == SEC_TLB ? mt_sp_tlb_keys
                               : k == SEC_CLUSTER ? mt_sp_cluster_keys
                               : k == SEC_ICACHE ? mt_sp_icache_keys
+                              : k == SEC_ACCESS ? mt_sp_access_keys
                                                : shared_keys;
     char base[32];
     snprintf(base, sizeof base, "%s", key);
@@ -79,7 +81,7 @@ static int key_known(sec_kind k, const char *key)
         int ok_base = strcmp(base, "latency") == 0 ||
                       (k == SEC_CACHE && strcmp(base, "far_latency") == 0);
         if (!ok_base || k == SEC_SHARED || k == SEC_TENANT || k == SEC_TLB || k == SEC_CLUSTER ||
-            k == SEC_ICACHE)
+            k == SEC_ICACHE || k == SEC_ACCESS)
             return 0;
         int ok_suffix = 0;
         for (int p = 0; p < MT_SIM_LP_COUNT; p++)
@@ -145,10 +147,13 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         s.kind = SEC_THROUGHPUT;
     } else if (strcmp(tok1, "cluster") == 0) {
         s.kind = SEC_CLUSTER;
+    } else if (strcmp(tok1, "access") == 0) {
+        s.kind = SEC_ACCESS;
     } else {
         return mt_sp_err(c, line,
                     "unknown section [%s] (expected [device], [cache NAME], [tlb NAME], "
-                    "[icache NAME], [dram], [shared], [tenant], [throughput] or [cluster])",
+                    "[icache NAME], [dram], [shared], [tenant], [throughput], [cluster] or "
+                    "[access])",
                     tok1);
     }
     for (int i = 0; i < c->n_sec; i++) {
