@@ -279,6 +279,15 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
 {
     const char *key = level_key[d];
     double conf = level_conf(lv);
+    /* Neither check ruled out elements sharing pages (a page above the
+     * stride): then only some of them miss, and the step and its edge are
+     * a share of a level's, not one.  Page above the stride: the same, for
+     * sure a doubt.  Every finding of the level says so. */
+    bool unruled = !lv->checked && pk == PAGE_UNKNOWN;
+    if (unruled)
+        conf = TLB_CONF_PAGE_ASSUMED;
+    if (pk == PAGE_ABOVE)
+        conf = MT_CONF_INCONSISTENT;
     mt_finding f = mt_find_value((double)lv->lo, "entries", MT_SRC_MEASURED, "pchase-fine paired",
                                  conf,
                                  "longest chain of one element per page whose elements kept their "
@@ -290,8 +299,10 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
     if (pk == PAGE_ABOVE)
         mt_finding_append_note(&f, "pages above %llu B: elements may share pages",
                                (unsigned long long)page);
-    if (pk == PAGE_ABOVE)
-        f.confidence = MT_CONF_INCONSISTENT;
+    if (unruled)
+        mt_finding_append_note(&f, "neither the check at twice the %u B stride nor the page scan "
+                               "fitted the memory: elements may share pages",
+                               lv->base);
     mt_set(c, key, "entries", &f);
     /* The step is a median of thousands of pairs: a value when its
      * interval is within a cycle or two, else the interval. */

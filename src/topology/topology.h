@@ -83,8 +83,9 @@ typedef struct {
 } mt_object;
 
 /* Thresholds one report lists: a full H100 run notes about 70 (128 since
- * schema 2.3.0, when the L1 profile probe added 14). */
-#define MT_MAX_THRESHOLDS 128
+ * schema 2.3.0, when the L1 profile probe added 14; 192 since the TLB
+ * climb, when a run with every opt-in probe filled 128). */
+#define MT_MAX_THRESHOLDS 192
 typedef struct {
     char name[48];
     double value;
