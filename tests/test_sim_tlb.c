@@ -198,7 +198,8 @@ static void test_spec_errors(void **state)
     expect_error(31, "ways = 4", NULL, 31, "unknown key 'ways' in [tlb a]");
     expect_error(31, NULL, NULL, 30, "entries");
     expect_error(32, "page = 96 KiB", NULL, 32, "not a power of two");
-    expect_error(32, "page = 4 MiB", NULL, 32, "out of range");
+    expect_error(32, "page = 2 GiB", NULL, 32, "out of range");
+    expect_error(32, "page = 768 MiB", NULL, 32, "not a power of two");
     expect_error(32, "page = 32 KiB", NULL, 32, "out of range");
     expect_error(33, "miss_penalty = 4", NULL, 33, "out of range");
     expect_error(33, "latency.l1d = 4", NULL, 33, "unknown key");
@@ -229,11 +230,11 @@ static mt_backend *open_base(void)
     return b;
 }
 
-/* Fine samples of a warm cg chase of n elements, one per 2 MiB page (plus
- * a line, so the L2 keeps them all): every one equal to want. */
-static void expect_chase(mt_backend *b, uint32_t n, uint32_t warmup, uint32_t want)
+/* Fine samples of a warm cg chase of n elements at this stride: every one
+ * equal to want. */
+static void expect_chase_at(mt_backend *b, uint32_t stride, uint32_t n, uint32_t warmup,
+                            uint32_t want)
 {
-    uint32_t stride = (2u << 20) + 128;
     mt_experiment e =
         mt_exp_chase(MT_PATH_GLOBAL_CG, (uint64_t)n * stride, stride, warmup, 2048, MT_MODE_FINE);
     mt_result r;
@@ -244,6 +245,12 @@ static void expect_chase(mt_backend *b, uint32_t n, uint32_t warmup, uint32_t wa
         if (r.cycles[0][k] != want)
             fail_msg("%u elements, load %u: %u cycles, want %u", n, k, r.cycles[0][k], want);
     mt_result_free(&r);
+}
+
+/* ... one per 2 MiB page (plus a line, so the L2 keeps them all). */
+static void expect_chase(mt_backend *b, uint32_t n, uint32_t warmup, uint32_t want)
+{
+    expect_chase_at(b, (2u << 20) + 128, n, warmup, want);
 }
 
 static void test_penalties_per_level(void **state)
@@ -258,6 +265,40 @@ static void test_penalties_per_level(void **state)
     /* Cold chain within the reach: the pages were translated when the chain
      * was built, so only the data misses (DRAM 400 + 10). */
     expect_chase(b, 2048, 0, 410);
+    mt_backend_destroy(b);
+}
+
+/* Pages up to 1 GiB (above the 2 MiB large page): the base spec's levels
+ * with 4 and 16 entries of 1 GiB, the least the path limit (4 GiB) allows. */
+static void test_huge_pages(void **state)
+{
+    (void)state;
+    char *text = variant(0, NULL, NULL);
+    static const char *const from[] = {"entries = 2048", "entries = 8192", "page = 2 MiB",
+                                       "page = 2 MiB"};
+    static const char *const to[] = {"entries = 4\n   ", "entries = 16\n  ", "page = 1 GiB",
+                                     "page = 1 GiB"};
+    for (int i = 0; i < 4; i++) {
+        char *at = strstr(text, from[i]);
+        assert_non_null(at);
+        memcpy(at, to[i], strlen(from[i])); /* in place: the rest of the line left blank */
+    }
+    mt_sim_spec s;
+    mt_errinfo ei = {{0}};
+    if (mt_sim_spec_parse(text, "t.spec", &s, &ei) != MT_OK)
+        fail_msg("%s", ei.msg);
+    free(text);
+    assert_int_equal(s.tlb[0].entries, 4);
+    assert_true(s.tlb[0].page == 1ull << 30 && s.tlb[1].page == 1ull << 30);
+    mt_backend *b = NULL;
+    if (mt_backend_sim_from_spec(&s, &b, &ei) != MT_OK)
+        fail_msg("%s", ei.msg);
+    uint32_t gib = (1u << 30) + 128;
+    expect_chase_at(b, gib, 4, 1, 210);      /* one element per page, within a's 4 */
+    expect_chase_at(b, gib, 5, 1, 210 + 20); /* a thrashes, b holds the 5 pages */
+    expect_chase_at(b, gib, 17, 1, 210 + 120);
+    /* 64 elements 64 MiB apart share 4 pages: every translation hits. */
+    expect_chase_at(b, (64u << 20) + 128, 64, 1, 210);
     mt_backend_destroy(b);
 }
 
@@ -291,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_spec_reads_levels),
         cmocka_unit_test(test_spec_errors),
         cmocka_unit_test(test_penalties_per_level),
+        cmocka_unit_test(test_huge_pages),
         cmocka_unit_test(test_sparse_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,11 @@ What is drawn, and the limits kept:
     4), at most 65536, miss penalties of 8 (the least) to 400 cycles,
     log-uniform, and about 1 in 10 up to 3000; global_mem then one of 8 to
     256 GiB (the sparse chains span up to all of it less a sixteenth).
+    From a further RNG of its own (issue 9 part 1, pages above 2 MiB), 40%
+    of those specs take a page of 4 MiB to 1 GiB instead (the format's
+    whole new range, uniform over its powers of two); the first level's
+    least entries follow the page as above (4 at 1 GiB), so its reach still
+    covers the 4 GiB path limit.
   * the [cluster] section (issue 10 parts 3-4), from an RNG of its own
     (so the draws above stay what they were): in about half the specs,
     which then say compute_capability 9.0 (the format's rule; no other
@@ -98,6 +103,7 @@ import math
 import random
 
 KIB = 1024
+MIB = 1024 * KIB
 L2_MIN = 64 * KIB             # docs/spec-format.md: smallest L2
 L2_SIZE_WAYS_MAX = 2 << 30    # docs/spec-format.md: L2 size x ways
 L2_MAX = 128 << 20            # docs/spec-format.md: largest simulated L2
@@ -276,15 +282,19 @@ TLB_PATH_LIMIT = 4 << 30      # docs/spec-format.md: the first level covers min(
 TLB_MAX_ENTRIES = 65536       # docs/spec-format.md
 TLB_ENTRY_RATIO = 4           # docs/spec-format.md: each level >= 4x the one before
 TLB_MIN_PENALTY = 8           # docs/spec-format.md
+TLB_HUGE_SHARE = 0.4          # share of TLB specs with pages above 2 MiB (format: up to 1 GiB)
 
 
-def _tlbs(T):
+def _tlbs(T, H):
     """[tlb NAME] sections (issue 9) and the global_mem they go with, or
-    ("", None) for a GPU without TLBs (global_mem stays 8 GiB)."""
+    ("", None) for a GPU without TLBs (global_mem stays 8 GiB).  H, an RNG
+    of its own, replaces the page by one above 2 MiB for some of them."""
     if T.random() >= 0.6:
         return "", None
     global_gib = T.choice([8, 16, 32, 64, 80, 128, 256])
     page = (64 * KIB) << T.randint(0, 5)            # 64 KiB .. 2 MiB
+    if H.random() < TLB_HUGE_SHARE:
+        page = (4 * MIB) << H.randint(0, 8)         # 4 MiB .. 1 GiB
     least = TLB_PATH_LIMIT // page
     entries = min(TLB_MAX_ENTRIES, int(least * _log_uniform(T, 1, 8)))
     out = []
@@ -352,7 +362,8 @@ def spec_whole(seed):
     X = random.Random(f"issue8 {seed}")
     carve = _carveouts(X)
     K = random.Random(f"issue8 setmap {seed}")
-    tlb_text, tlb_gib = _tlbs(random.Random(f"issue9 tlb {seed}"))
+    tlb_text, tlb_gib = _tlbs(random.Random(f"issue9 tlb {seed}"),
+                              random.Random(f"issue9 tlb huge page {seed}"))
     out = [f"""# tools/spec_whole.py seed {seed}
 [device]
 name = whole {seed}

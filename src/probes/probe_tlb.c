@@ -17,10 +17,16 @@
  *  1. Doubling: N = 1, 2, 4, ... each against the chain of half as many;
  *     a step (a shift of at least TLB_MIN_STEP_CYCLES and TLB_STEP_Z
  *     standard errors) is a TLB level overflowing, its size the penalty.
- *     When no level shows there (small pages of many entries: too few
- *     elements fit the memory), the doubling is repeated at half the
- *     stride, and so on down to the smallest sparse stride
- *     (MT_SPARSE_MIN_STRIDE), until a level shows.
+ *     When no level shows there, the stride climbs (8 MiB, 16 MiB ... while
+ *     at least TLB_CLIMB_MIN_ELEMENTS fit): pages above the stride put
+ *     several elements on one page, of which only the first misses, so
+ *     the paired median cannot see their level below a stride of the
+ *     page; at any stride >= the page a level of E entries steps near E
+ *     elements again.  A level whose edge moves at twice its stride
+ *     (elements sharing pages) does not stop the climb.  Still none: the
+ *     doubling is repeated at half the big stride, and so on down to the
+ *     smallest sparse stride (MT_SPARSE_MIN_STRIDE), until a level shows
+ *     (small pages of many entries: too few elements fit the memory).
  *  2. Each level's edge by bisection against the largest chain that fit:
  *     the longest chain whose elements did not get the step's half is the
  *     level's entry count (LRU: one entry more thrashes every element).
@@ -40,16 +46,23 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../analysis/paired_shift.h"
 #include "confidence.h"
 #include "probe_internal.h"
 
-/* Twice the largest page the GPUs are known to use for device memory
- * (2 MiB since Pascal; the sim allows up to 2 MiB): at this stride every
- * element has a page of its own.  A larger page shows as a page lower
- * bound (step 3 finds nothing below it). */
+/* The first stride: twice the largest page the GPUs are documented to use
+ * for device memory (2 MiB since Pascal), so every element has a page of
+ * its own unless the GPU maps with larger pages (the sim allows up to
+ * 1 GiB); those are found by the climb above it. */
 #define TLB_BIG_STRIDE (4u << 20)
+/* The climb above TLB_BIG_STRIDE goes on while a chain of at least this
+ * many elements fits the memory a chain may span: a few dozen leave the
+ * doubling five comparisons and show levels of up to 31 entries, and
+ * stop it at a stride of 2 GiB on an 80 GB GPU (37 elements), 128 MiB
+ * on an 8 GiB one. */
+#define TLB_CLIMB_MIN_ELEMENTS 32u
 /* Smallest step taken for a level: half the simulator's smallest miss
  * penalty (8 cycles), far above the paired medians' noise of a few
  * thousand samples. */
@@ -77,11 +90,11 @@
  * artefact, rare with the prime line count, so trusted but below a
  * checked one. */
 #define TLB_CONF_UNCHECKED 0.8
-/* Confidence of a bound on the entries of a level not found when the page
- * size is unknown: it counts one entry per element, true only for pages
- * of at most TLB_BIG_STRIDE, which a GPU with larger pages (Hopper may map
- * large allocations with pages far above 2 MiB) breaks; below 0.5, so it
- * is read as a hint (its note gives the other case: a reach bound). */
+/* Confidence of a bound on a level not found when the page size is
+ * unknown: the entries bound counts one entry per element, true only for
+ * pages of at most TLB_BIG_STRIDE, the reach bound only for pages within
+ * the strides tried (a GPU may map with pages above the climb's top
+ * stride); below 0.5, so each is read as a hint. */
 #define TLB_CONF_PAGE_ASSUMED 0.45
 /* An L2 whose partitioning the l2 probe left open is taken to be split
  * this many ways (the simulator's most partitions). */
@@ -105,6 +118,15 @@ typedef struct {
     uint64_t max_lines;   /* elements one chain may have (L2 residency) */
 } tlb_run;
 
+/* What the strides tried without a level covered: the bounds on a level
+ * not found. */
+typedef struct {
+    uint32_t top;       /* largest stride climbed to (0: none fitted) */
+    uint64_t top_n;     /* longest chain compared there */
+    double reach_lo;    /* least (n - 1) x stride / 2 over the strides tried */
+    uint32_t least;     /* the stride of reach_lo */
+} tlb_cover;
+
 static bool is_prime(uint64_t v)
 {
     if (v < 2)
@@ -125,6 +147,13 @@ static uint32_t spread_stride(const tlb_run *r, uint32_t big)
     while (q < 256 && !is_prime(lines + q))
         q += 2;
     return big + (uint32_t)(q * r->line);
+}
+
+/* Whether twice base, plus the lines spread_stride adds (fewer than 256),
+ * still fits a chain's 32-bit stride. */
+static bool doubles(const tlb_run *r, uint32_t base)
+{
+    return base <= (UINT32_MAX - 256u * r->line) / 2;
 }
 
 /* Longest chain (elements) at this stride that fits the limits. */
@@ -194,7 +223,7 @@ static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
  * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it. */
 static mt_err confirm(tlb_run *r, tlb_level *lv)
 {
-    if (lv->base > UINT32_MAX / 4)
+    if (!doubles(r, lv->base))
         return MT_OK;
     uint32_t stride = spread_stride(r, 2 * lv->base);
     if (lv->lo + 1 > max_elements(r, stride))
@@ -250,6 +279,15 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
 {
     const char *key = level_key[d];
     double conf = level_conf(lv);
+    /* Neither check ruled out elements sharing pages (a page above the
+     * stride): then only some of them miss, and the step and its edge are
+     * a share of a level's, not one.  Page above the stride: the same, for
+     * sure a doubt.  Every finding of the level says so. */
+    bool unruled = !lv->checked && pk == PAGE_UNKNOWN;
+    if (unruled)
+        conf = TLB_CONF_PAGE_ASSUMED;
+    if (pk == PAGE_ABOVE)
+        conf = MT_CONF_INCONSISTENT;
     mt_finding f = mt_find_value((double)lv->lo, "entries", MT_SRC_MEASURED, "pchase-fine paired",
                                  conf,
                                  "longest chain of one element per page whose elements kept their "
@@ -261,8 +299,10 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
     if (pk == PAGE_ABOVE)
         mt_finding_append_note(&f, "pages above %llu B: elements may share pages",
                                (unsigned long long)page);
-    if (pk == PAGE_ABOVE)
-        f.confidence = MT_CONF_INCONSISTENT;
+    if (unruled)
+        mt_finding_append_note(&f, "neither the check at twice the %u B stride nor the page scan "
+                               "fitted the memory: elements may share pages",
+                               lv->base);
     mt_set(c, key, "entries", &f);
     /* The step is a median of thousands of pairs: a value when its
      * interval is within a cycle or two, else the interval. */
@@ -336,6 +376,65 @@ static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, in
     return MT_OK;
 }
 
+/* An edge that moved at twice its stride: elements shared pages (or an L2
+ * artefact), not a level counting pages. */
+static bool moved(const tlb_level *l)
+{
+    return l->checked && !l->confirmed;
+}
+
+/* Stride `base` gave every element a page of its own for any page in
+ * (base / 2, base] and n of them fitted: such a level reaches more than
+ * (n - 1) x base / 2 (see the reach bound in tlb()). */
+static void cover(tlb_cover *cv, uint32_t base, uint64_t n)
+{
+    double reach = (double)(n - 1) * base / 2;
+    if (n > 1 && (cv->least == 0 || reach < cv->reach_lo)) {
+        cv->reach_lo = reach;
+        cv->least = base;
+    }
+}
+
+/* Step 1 above the big stride: 2, 4, 8 ... x TLB_BIG_STRIDE while
+ * TLB_CLIMB_MIN_ELEMENTS fit, until a level whose edge holds at twice its
+ * stride shows.  On entry lv/nlev/n are the big stride's result: kept (and
+ * given back) when the climb finds nothing better. */
+static mt_err climb(tlb_run *r, tlb_level *lv, int *nlev, uint64_t *n, tlb_cover *cv)
+{
+    tlb_level kept[TLB_LEVELS];
+    memcpy(kept, lv, sizeof kept);
+    int nkept = *nlev;
+    uint64_t kept_n = *n;
+    for (uint32_t base = 2 * TLB_BIG_STRIDE;; base *= 2) {
+        if (max_elements(r, spread_stride(r, base)) < TLB_CLIMB_MIN_ELEMENTS)
+            break;
+        uint64_t m = 1;
+        *nlev = 0;
+        mt_err err = doubling(r, base, &m, lv, nlev);
+        if (err != MT_OK)
+            return err;
+        cv->top = base;
+        cv->top_n = m;
+        if (*nlev > 0 && !moved(&lv[0])) {
+            *n = m;
+            return MT_OK;
+        }
+        if (*nlev > 0 && nkept == 0) { /* the first moved edge, kept should nothing hold */
+            memcpy(kept, lv, sizeof kept);
+            nkept = *nlev;
+            kept_n = m;
+        }
+        if (*nlev == 0)
+            cover(cv, base, m);
+        if (!doubles(r, base))
+            break;
+    }
+    memcpy(lv, kept, sizeof kept);
+    *nlev = nkept;
+    *n = kept_n;
+    return MT_OK;
+}
+
 static mt_err tlb(mt_probe_ctx *c)
 {
     for (int d = 0; d < TLB_LEVELS; d++)
@@ -347,7 +446,9 @@ static mt_err tlb(mt_probe_ctx *c)
     mt_note_threshold(c, "TLB_L2_SHARE", TLB_L2_SHARE,
                       "TLB: a chain holds at most the usable L2's lines / this");
     mt_note_threshold(c, "TLB_BIG_STRIDE", TLB_BIG_STRIDE,
-                      "TLB: stride (B) giving every element a page of its own");
+                      "TLB: first stride (B), a page of its own per element for pages up to it");
+    mt_note_threshold(c, "TLB_CLIMB_MIN_ELEMENTS", TLB_CLIMB_MIN_ELEMENTS,
+                      "TLB: the stride climbs above the first while this many elements fit");
     mt_note_threshold(c, "TLB_PAGE_CHAIN_SHARE", TLB_PAGE_CHAIN_SHARE,
                       "TLB: the page scan's chain, in first-level entries");
     mt_note_threshold(c, "TLB_CONF_PAGE_ASSUMED", TLB_CONF_PAGE_ASSUMED,
@@ -373,15 +474,23 @@ static mt_err tlb(mt_probe_ctx *c)
     tlb_level lv[TLB_LEVELS];
     int nlev = 0;
     uint64_t n = 1, bound_n = 0;
-    mt_err err = MT_OK;
-    for (uint32_t base = TLB_BIG_STRIDE; nlev == 0 && base >= MT_SPARSE_MIN_STRIDE; base /= 2) {
+    tlb_cover cv = {0};
+    mt_err err = doubling(&r, TLB_BIG_STRIDE, &n, lv, &nlev);
+    if (err != MT_OK)
+        return err;
+    /* Longest chain compared whose elements had pages of their own (pages
+     * up to the big stride): the level not found holds it. */
+    bound_n = n;
+    if (nlev == 0)
+        cover(&cv, TLB_BIG_STRIDE, n);
+    if ((nlev == 0 || moved(&lv[0])) && (err = climb(&r, lv, &nlev, &n, &cv)) != MT_OK)
+        return err;
+    for (uint32_t base = TLB_BIG_STRIDE / 2; nlev == 0 && base >= MT_SPARSE_MIN_STRIDE; base /= 2) {
         n = 1;
         if ((err = doubling(&r, base, &n, lv, &nlev)) != MT_OK)
             return err;
-        /* Longest chain compared whose elements surely had pages of their
-         * own: the level not found holds it. */
-        if (base == TLB_BIG_STRIDE)
-            bound_n = n;
+        if (nlev == 0)
+            cover(&cv, base, n);
     }
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
@@ -397,7 +506,7 @@ static mt_err tlb(mt_probe_ctx *c)
      * gives every element a page of its own, and fits more of them in the
      * memory a chain may span: the doubling goes on there. */
     /* Own pages at the level's stride once the page is known to fit it. */
-    if (nlev > 0 && lv[0].base < TLB_BIG_STRIDE)
+    if (nlev > 0 && lv[0].base != TLB_BIG_STRIDE)
         bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
     if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
         if ((err = doubling(&r, (uint32_t)page, &n, lv, &nlev)))
@@ -422,16 +531,39 @@ static mt_err tlb(mt_probe_ctx *c)
                                      "chains up to %llu elements (%llu B) showed no further step; "
                                      "the limit: %s",
                                      (unsigned long long)n, (unsigned long long)(n * stride), limit);
-        /* Without the page neither bound is sure: pages of at most the
-         * stride give every element an entry (entries > n - 1), larger ones
-         * make the chain's span the reach held (reach > (n - 1) x stride). */
+        /* Without the page the bound is not sure: pages of at most the
+         * stride give every element an entry; larger ones put several
+         * elements on a page, only the first of which misses, which the
+         * paired median does not see (the climb's strides are for them,
+         * the reach bound below). */
         if (!page_known)
             mt_finding_append_note(&f, "one entry per element only if pages are at most the %llu B "
-                                   "stride; with larger pages the level's reach exceeds %llu B "
-                                   "instead",
-                                   (unsigned long long)stride,
-                                   (unsigned long long)((n - 1) * stride));
+                                   "stride",
+                                   (unsigned long long)stride);
+        if (!page_known && cv.top)
+            mt_finding_append_note(&f, "strides up to %u B showed no step either (%llu elements, "
+                                   "%llu B, at that one)",
+                                   cv.top, (unsigned long long)cv.top_n,
+                                   (unsigned long long)(cv.top_n * cv.top));
         mt_set(c, level_key[nlev], "entries", &f);
+    }
+    /* No level at any stride: each stride s gave its elements pages of
+     * their own for pages in (s / 2, s], so a level of such pages holds
+     * the n elements that fitted there and reaches more than
+     * (n - 1) x s / 2; over the strides tried (the smallest sparse one up
+     * to the climb's top) the least of these holds for every page between.
+     * Pages above the top are not covered: a hint. */
+    if (nlev == 0 && cv.least) {
+        uint32_t top = cv.top ? cv.top : TLB_BIG_STRIDE;
+        mt_finding f = mt_find_bound(cv.reach_lo, "B", "pchase-fine paired", TLB_CONF_PAGE_ASSUMED,
+                                     "no step at strides %u B to %u B (chains up to %llu B at the "
+                                     "top one); the least reach they show, at the %u B stride, "
+                                     "holds for pages of %u B to %u B",
+                                     (unsigned)MT_SPARSE_MIN_STRIDE, top,
+                                     (unsigned long long)(cv.top ? cv.top_n * cv.top
+                                                                 : bound_n * TLB_BIG_STRIDE),
+                                     cv.least, (unsigned)MT_SPARSE_MIN_STRIDE / 2 + 1, top);
+        mt_set(c, level_key[0], "reach", &f);
     }
     return MT_OK;
 }
