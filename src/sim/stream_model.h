@@ -35,11 +35,12 @@ typedef struct {
 /* The level `level` (as above) seen through path p (its latency). */
 void mt_sim_stream_level_at(const mt_sim_spec *s, int level, mt_path p, mt_sim_stream_level *out);
 /* The level that serves a stream on path p whose data is bytes_per_sm on
- * the busiest SM and total_bytes on the GPU: the closest per-SM cache on
- * the path holding bytes_per_sm (slices x size at the default carveout),
- * else the L2 when total_bytes fits the partition an SM sees, else DRAM. */
+ * the busiest SM and total_bytes on the GPU, active_sms SMs streaming: the
+ * closest per-SM cache on the path holding bytes_per_sm (slices x size at
+ * the default carveout), else the L2 when total_bytes fits the partition
+ * an SM sees (the whole L2 when every SM streams), else DRAM. */
 void mt_sim_stream_level_for(const mt_sim_spec *s, mt_path p, uint64_t bytes_per_sm,
-                             uint64_t total_bytes, mt_sim_stream_level *out);
+                             uint64_t total_bytes, int active_sms, mt_sim_stream_level *out);
 /* Bytes per cycle per SM of reads (write = 0) or writes (1) with
  * inflight_bytes per SM issued before any is used and active_sms SMs
  * streaming: min(per-SM figure, Little's law (in flight / latency, reads
