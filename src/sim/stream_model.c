@@ -138,6 +138,13 @@ double mt_sim_mlp(const mt_sim_spec *s, int level, double chases)
     return mt_sim_chase_rate(s, &l, chases, 1) * l.latency;
 }
 
+double mt_sim_mlp_gpu(const mt_sim_spec *s, int level, double chases)
+{
+    mt_sim_stream_level l;
+    mt_sim_stream_level_at(s, level, MT_PATH_GLOBAL_CG, &l);
+    return s->sm_count * mt_sim_chase_rate(s, &l, chases, s->sm_count) * l.latency;
+}
+
 mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *rng,
                          mt_result *out, mt_errinfo *ei)
 {

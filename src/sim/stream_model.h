@@ -64,6 +64,11 @@ double mt_sim_stream_ceiling(const mt_sim_spec *s, int level, mt_path p, mt_stre
  * (Little's law: rate x latency), the saturation the MLP probe finds. */
 double mt_sim_mlp(const mt_sim_spec *s, int level, double chases);
 
+/* Requests the whole GPU keeps in flight at the level with `chases`
+ * chases on every SM: sm_count x rate per SM (the GPU-wide figure shared by
+ * all SMs) x latency, the figure the per-GPU MLP sweep finds. */
+double mt_sim_mlp_gpu(const mt_sim_spec *s, int level, double chases);
+
 /* Runs one checked stream experiment (spec with [throughput]). */
 mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *rng,
                          mt_result *out, mt_errinfo *ei);
