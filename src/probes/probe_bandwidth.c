@@ -59,7 +59,12 @@
 #define BW_L2_WHOLE_SHARE 0.75
 /* Levels: L1, texture, read-only, shared, L2 near read, L2 writes and
  * copies, whole L2, DRAM. */
-#define BW_MAX_LEVELS 8
+#define BW_MAX_LEVELS 10
+/* The near-partition read tries its shared data at a quarter of the
+ * partition and at halves of it down to this share of a quarter: less
+ * data served more on the H100 (gpu-benches' gpu-l2-cache: 10.5 TB/s at
+ * 1.5 MB, 8.8 at 4 MB), and the search keeps the best. */
+#define BW_L2_NEAR_SIZES 3
 /* DRAM streams span this many times the driver's L2. */
 #define BW_DRAM_L2_TIMES 4u
 /* MLP sweep: loads per chase in the shorter run (twice in the longer);
@@ -276,6 +281,12 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
                      double by_block, int rising, const bw_config *k, uint32_t runs)
 {
     char name[32], cfg[320], data[96];
+    /* A level measured at several sizes (the L2's near read) keeps its
+     * best. */
+    snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
+    const mt_finding *had = mt_get(c, l->key, name);
+    if (had->kind == MT_FIND_VALUE && had->value >= bw)
+        return;
     if (l->shared_data)
         snprintf(data, sizeof data, "%llu KiB per SM of %llu KiB all SMs read",
                  (unsigned long long)(l->fp_sm >> 10), (unsigned long long)(l->shared_data >> 10));
@@ -284,7 +295,7 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
                  l->path == MT_PATH_SHARED ? "block" : "SM");
     snprintf(cfg, sizeof cfg,
              "%s of %s, %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
-             "flight; median of %u runs (difference of R and 2R repeats)%s%s",
+             "flight; median of %u runs (R and 2R repeats)%s%s",
              op_name(op), l->what, data, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
              op == MT_STREAM_COPY ? "; bytes read + written" : "",
              rising ? "; still rising at the most in flight a launch allows" : "");
@@ -293,7 +304,7 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
      * its blocks at once, and the block's is high when an SM runs them in
      * waves (measure()). */
     mt_finding f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
-                                 MT_CONF_DIFFERENCE, "%s; %.1f by the slowest block's clock64",
+                                 MT_CONF_DIFFERENCE, "%s; %.1f by the slowest block's clock",
                                  cfg, by_block);
     snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
@@ -601,9 +612,11 @@ static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint6
          * configuration wraps around its share. */
         uint64_t tsm = c->dev.max_threads_per_sm > 0 ? (uint64_t)c->dev.max_threads_per_sm : 1024;
         uint64_t widest = pow2_floor(tsm * 16 * MT_STREAM_MAX_IN_FLIGHT);
-        uint64_t sm = widest < near_data ? widest : near_data;
-        lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ,
-                             near_data};
+        for (int i = 0; i < BW_L2_NEAR_SIZES && (near_data >> i) >= 4096; i++) {
+            uint64_t d = near_data >> i;
+            uint64_t sm = widest < d ? widest : d;
+            lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ, d};
+        }
         private_ops &= ~(1u << MT_STREAM_READ);
     }
     lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, l2_sm, private_ops, 0};
