@@ -82,7 +82,8 @@
  * needs at every SM never revisit a line). */
 #define MLP_GPU_DRAM_MAX (4ull << 30)
 /* Most configurations one level and op tries (the ladder has at most
- * 4 occupancies x 4 depths, plus 2 vector widths and the repeats). */
+ * 4 occupancies x 4 depths, the SM's own levels the same ladder again at
+ * 4-byte vectors, plus the narrower vectors at the best and the repeats). */
 #define BW_MAX_CONFIGS 48
 
 typedef struct {
@@ -359,9 +360,21 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     }
     if (mt_bw_best(inflight, bw, n, &best, &rising) != MT_OK || !(bw[best] > 0))
         return MT_OK;
-    /* Narrower vectors at the best configuration's threads and accesses. */
+    /* Narrower vectors at the best configuration's threads and accesses;
+     * for the SM's own levels 4-byte vectors at every occupancy and depth
+     * of the ladder: one 128-byte warp access per cycle is how the L1
+     * reaches its 128 B/clk (gpu-benches' gpu-cache got 127.5 on the H100
+     * with 4-byte loads where the 16-byte ladder got 124.3), and the best
+     * occupancy for it need not be the 16-byte one. */
     size_t m = n;
-    for (uint32_t v = 4; v <= 8; v *= 2) {
+    int sm_level = l->path != MT_PATH_GLOBAL_CG;
+    for (size_t i = 0; sm_level && i < n && m < BW_MAX_CONFIGS - 1; i++) {
+        bw_config x = k[i];
+        x.vec = 4;
+        if (config_fits(c, l, op, &x))
+            k[m++] = x;
+    }
+    for (uint32_t v = sm_level ? 8 : 4; v <= 8 && m < BW_MAX_CONFIGS; v *= 2) {
         bw_config x = k[best];
         x.vec = v;
         if (config_fits(c, l, op, &x))
