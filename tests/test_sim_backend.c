@@ -612,7 +612,8 @@ static void test_interface_version_2(void **state)
     /* The h100 preset has [throughput], [cluster] and [icache] sections:
      * it streams and runs cluster and icache experiments too. */
     assert_int_equal(b->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT |
-                                       MT_CAP_STREAM | MT_CAP_STREAM_CHASE | MT_CAP_BANKS |
+                                       MT_CAP_STREAM | MT_CAP_STREAM_CHASE |
+                                       MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS |
                                        MT_CAP_CLUSTER | MT_CAP_ICACHE);
     mt_device_info d;
     mt_errinfo ei = {{0}};
