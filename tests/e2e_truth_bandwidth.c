@@ -2,7 +2,8 @@
  * throughput model (src/sim/stream_model.h) gives each level's best rate
  * and each level's loads in flight per SM.  Included by e2e_truth.c.
  * Tolerances (issue 10): bandwidth within 3% of the modelled ceiling (per
- * SM and in GB/s), MLP within one load. */
+ * SM and in GB/s; the whole-L2 read too), MLP within one load (per GPU:
+ * one load per SM). */
 #include "sim/stream_model.h"
 
 #define BW_TRUTH_TOL 0.03
@@ -76,5 +77,20 @@ static int bandwidth_check(const mt_sim_spec *s, const mt_topology *t, char *msg
                        cap);
     bad += bw_value_ok(F(t, "dram", "mlp"), mt_sim_mlp(s, MT_SIM_LEVEL_DRAM, kmax), MLP_TRUTH_TOL,
                        "dram mlp", msg, cap);
+    /* Per GPU (every SM chasing): within one load per SM; a lower bound
+     * (the sweep's chases all in flight) must hold the truth. */
+    double gpu_tol = MLP_TRUTH_TOL * s->sm_count;
+    bad += bw_value_ok(F(t, "l2", "mlp_gpu"), mt_sim_mlp_gpu(s, s->l2, kmax), gpu_tol, "l2 mlp_gpu",
+                       msg, cap);
+    bad += bw_value_ok(F(t, "dram", "mlp_gpu"), mt_sim_mlp_gpu(s, MT_SIM_LEVEL_DRAM, kmax), gpu_tol,
+                       "dram mlp_gpu", msg, cap);
+    /* The whole-L2 read: the L2's read ceiling (every SM streams, each
+     * partition serving the lines homed in it). */
+    double whole = mt_sim_stream_ceiling(s, s->l2, MT_PATH_GLOBAL_CG, MT_STREAM_READ);
+    bad += bw_value_ok(F(t, "l2", "bw_read_whole"), whole, BW_TRUTH_TOL * whole,
+                       "l2 whole read bandwidth", msg, cap);
+    double whole_gbps = whole * s->sm_count * mhz / 1000.0;
+    bad += bw_value_ok(F(t, "l2", "gbps_read_whole"), whole_gbps, BW_TRUTH_TOL * whole_gbps,
+                       "l2 whole read GB/s", msg, cap);
     return bad;
 }

@@ -150,7 +150,7 @@ static void replay_and_compare(const char *dir, mt_result *r1, mt_result *r2)
      * the recording holds. */
     assert_int_equal(rp->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK |
                                          MT_CAP_CARVEOUT | MT_CAP_STREAM | MT_CAP_STREAM_CHASE |
-                                         MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
+                                         MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
                                          MT_CAP_ACCESS);
     assert_int_equal(rp->ops->api_version, MT_BACKEND_API_VERSION);
 

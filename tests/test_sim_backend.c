@@ -613,7 +613,7 @@ static void test_interface_version_2(void **state)
      * it streams and runs cluster and icache experiments too (and, as
      * every spec, access experiments). */
     assert_int_equal(b->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT |
-                                       MT_CAP_STREAM | MT_CAP_STREAM_CHASE | MT_CAP_BANKS |
+                                       MT_CAP_STREAM | MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS |
                                        MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS);
     mt_device_info d;
     mt_errinfo ei = {{0}};

@@ -138,13 +138,20 @@ static void levels_follow_the_footprint(void **state)
     (void)state;
     mt_sim_spec *s = h100();
     mt_sim_stream_level l;
-    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CA, 64 << 10, 132ull * (64 << 10), &l);
+    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CA, 64 << 10, 132ull * (64 << 10), 132, &l);
     assert_int_equal(l.level, 0); /* the L1 (240 KiB) */
-    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CA, 1 << 20, 132ull << 20, &l);
-    assert_int_equal(l.level, MT_SIM_LEVEL_DRAM); /* 132 MiB: beyond the 25 MiB partition */
-    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CG, 64 << 10, 132ull * (64 << 10), &l);
+    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CA, 1 << 20, 132ull << 20, 132, &l);
+    assert_int_equal(l.level, MT_SIM_LEVEL_DRAM); /* 132 MiB: beyond the 50 MiB L2 */
+    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CG, 64 << 10, 132ull * (64 << 10), 132, &l);
     assert_int_equal(l.level, s->l2); /* cg skips the L1 */
-    mt_sim_stream_level_for(s, MT_PATH_SHARED, 1 << 30, 1ull << 40, &l);
+    /* 33 MiB: beyond one 25 MiB partition, within the 50 MiB L2: the L2
+     * when every SM streams (each partition holds its lines), DRAM for
+     * fewer SMs (one SM sees its partition). */
+    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CG, 256 << 10, 132ull * (256 << 10), 132, &l);
+    assert_int_equal(l.level, s->l2);
+    mt_sim_stream_level_for(s, MT_PATH_GLOBAL_CG, 256 << 10, 132ull * (256 << 10), 131, &l);
+    assert_int_equal(l.level, MT_SIM_LEVEL_DRAM);
+    mt_sim_stream_level_for(s, MT_PATH_SHARED, 1 << 30, 1ull << 40, 132, &l);
     assert_int_equal(l.level, MT_SIM_LEVEL_SHARED);
     free(s);
 }
@@ -193,6 +200,18 @@ static void streams_through_the_backend(void **state)
     run(be, &a, &c1, &n1);
     run(be, &b, &c2, &n2);
     assert_true(fabs(((double)c2 - c1) / 100 - 694) < 1);
+    /* Shared data: 132 blocks over 2 shares of 64 KiB; each SM moves its
+     * 64 KiB share per repeat, from the L2 (128 KiB in all). */
+    a = mt_exp_stream(MT_STREAM_READ, MT_PATH_GLOBAL_CG, 132, 1024, 16, 8, 128u << 10, 100, 0);
+    b = mt_exp_stream(MT_STREAM_READ, MT_PATH_GLOBAL_CG, 132, 1024, 16, 8, 128u << 10, 200, 0);
+    a.chain[0].stride = b.chain[0].stride = 64u << 10;
+    run(be, &a, &c1, &n1);
+    run(be, &b, &c2, &n2);
+    rate = 100.0 * (128 << 10) / ((double)c2 - c1); /* the round (128 KiB) wraps the share */
+    mt_sim_spec *sp = h100();
+    assert_true(fabs(rate - mt_sim_stream_ceiling(sp, sp->l2, MT_PATH_GLOBAL_CG, MT_STREAM_READ)) <
+                0.2);
+    free(sp);
     /* Too long for 32 bits: saturated. */
     a = mt_exp_stream(MT_STREAM_READ, MT_PATH_GLOBAL_CG, 132, 1024, 16, 8, 132ull << 24, 4000, 0);
     run(be, &a, &c1, &n1);
@@ -231,6 +250,20 @@ static void stream_checks(void **state)
     assert_int_equal(mt_experiment_check(&x, &d, &ei), MT_ERR_UNSUPPORTED);
     x = mt_exp_stream(MT_STREAM_READ, MT_PATH_SHARED, 1, 32, 4, 1, 1u << 20, 1, 0);
     assert_int_equal(mt_experiment_check(&x, &d, &ei), MT_ERR_INVALID_ARG); /* > a block's shared */
+    /* Shared data: 264 blocks over 4 shares of 64 KiB of a 256 KiB buffer. */
+    x = mt_exp_stream(MT_STREAM_READ, MT_PATH_GLOBAL_CG, 264, 1024, 16, 1, 256u << 10, 1, 0);
+    x.chain[0].stride = 64u << 10;
+    assert_int_equal(mt_experiment_check(&x, &d, &ei), MT_OK);
+    assert_int_equal(mt_stream_block_share(&x), 64u << 10);
+    mt_experiment y = x;
+    y.chain[0].stride = 96u << 10; /* does not divide the data */
+    assert_int_equal(mt_experiment_check(&y, &d, &ei), MT_ERR_INVALID_ARG);
+    y = x;
+    y.chain[0].stride = (64u << 10) + 4; /* not whole vectors */
+    assert_int_equal(mt_experiment_check(&y, &d, &ei), MT_ERR_INVALID_ARG);
+    y = mt_exp_stream(MT_STREAM_COPY, MT_PATH_GLOBAL_CG, 264, 1024, 16, 1, 256u << 10, 1, 0);
+    y.chain[0].stride = 64u << 10; /* reads only */
+    assert_int_equal(mt_experiment_check(&y, &d, &ei), MT_ERR_INVALID_ARG);
     /* Without [throughput] the sim does not stream. */
     mt_backend *old = NULL;
     assert_int_equal(mt_backend_sim_open("a100", 0, 0, &old, &ei), MT_OK);

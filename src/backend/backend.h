@@ -1,4 +1,4 @@
-/* The backend interface, version 2.6: the only thing probes know about a GPU.
+/* The backend interface, version 2.7: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -100,6 +100,10 @@ typedef enum {
 /* Since 2.2: MT_KIND_STREAM's chase op (independent chases per SM, the
  * memory-level-parallelism sweep) besides read, write and copy. */
 #define MT_CAP_STREAM_CHASE (1u << 17)
+/* MT_KIND_STREAM reads whose blocks share data (chain[0].stride = the
+ * share of a block, below): several SMs read the same lines, as a
+ * partitioned L2 serves them from the partition near each SM. */
+#define MT_CAP_STREAM_SHARED_DATA (1u << 18) /* since 2.7 */
 
 /* Where an experiment's data lives, which is all a backend needs to know to
  * schedule it. */
@@ -141,13 +145,19 @@ typedef struct {
  *    share / vector_bytes): small data can still have many bytes in
  *    flight, and a repeat moves the round, not the share.  Moved per
  *    repeat: blocks x max(share, round).
+ *  - read with shared data (MT_CAP_STREAM_SHARED_DATA): chain[0].stride
+ *    = W, a multiple of vector_bytes above it that divides `bytes`, is
+ *    every block's share instead of bytes / blocks: block b streams the
+ *    (b mod (bytes / W))-th W bytes of the data, so blocks b and
+ *    b + bytes / W read the same lines (each access as above, wrapping
+ *    around W).  Moved per repeat: blocks x max(W, round).
  *  - chase (since 2.2, MT_CAP_STREAM_CHASE; memory-level parallelism):
  *    every thread follows its own dependent chain through its own
  *    bytes / (blocks x threads) bytes, one 4-byte load per chain[0].stride
  *    bytes, `repeats` loads in all: threads x blocks independent chases.
  * Shape: one chain, chain[0].footprint = the bytes the launch spans
  * (bytes, 2 x bytes for a copy), chain[0].stride = vector_bytes (a chase:
- * its stride), loads = repeats, aggregate mode, no warm-up.  Result: one
+ * its stride; a read with shared data: the share W), loads = repeats, aggregate mode, no warm-up.  Result: one
  * chain of two samples: cycles[0][0] = SM cycles of the slowest block,
  * cycles[0][1] = nanoseconds of the whole launch (globaltimer); a sample
  * that does not fit 32 bits reads UINT32_MAX (saturated). */
@@ -374,6 +384,9 @@ mt_experiment mt_exp_cluster_stream(uint32_t cluster_size, uint32_t target_rank,
                                     uint64_t bytes, uint32_t repeats);
 mt_experiment mt_exp_cluster_copy(mt_cluster_op op, uint32_t blocks, uint32_t threads,
                                   uint64_t bytes, uint32_t repeats);
+/* Bytes one block of a stream experiment streams per repeat before its
+ * round wraps: bytes / blocks, or the share W of a read with shared data. */
+uint64_t mt_stream_block_share(const mt_experiment *e);
 /* "chase", "stream", "bulk_copy", "plain_copy" ("?" otherwise). */
 const char *mt_cluster_op_name(mt_cluster_op op);
 int mt_cluster_op_from_name(const char *s, mt_cluster_op *out); /* 0 ok, -1 unknown */
@@ -417,7 +430,9 @@ typedef struct mt_backend mt_backend;
 /* 6 = mt_backend_entry.count_devices and mt_backend_count_devices: how
  * many devices a backend that opens devices by ordinal can open (cuda: the
  * driver's count), for --device all. */
-#define MT_BACKEND_API_MINOR 6
+/* 7 = MT_CAP_STREAM_SHARED_DATA: a stream read of data every block
+ * shares (mt_stream_block_share), the L2 read gpu-benches measures. */
+#define MT_BACKEND_API_MINOR 7
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

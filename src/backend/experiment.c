@@ -56,6 +56,14 @@ mt_experiment mt_exp_stream(mt_stream_op op, mt_path p, uint32_t blocks, uint32_
     return e;
 }
 
+uint64_t mt_stream_block_share(const mt_experiment *e)
+{
+    const mt_stream *s = &e->u.stream;
+    if (s->op == MT_STREAM_READ && e->chain[0].stride > s->vector_bytes)
+        return e->chain[0].stride; /* shared data (backend.h) */
+    return s->blocks ? s->bytes / s->blocks : 0;
+}
+
 mt_experiment mt_exp_clock(uint32_t ns, int sm)
 {
     mt_experiment e = mt_exp_chase(MT_PATH_NONE, 4, 4, 0, 2, MT_MODE_FINE);
@@ -233,9 +241,16 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
                        "threads a multiple of 32, a chase's at least 1, up to the block limit)",
                        s->blocks, s->threads, MT_STREAM_MAX_BLOCKS);
     uint64_t round = (uint64_t)s->threads * vec * s->in_flight; /* one block's */
-    uint64_t share = s->bytes / s->blocks;
+    uint64_t share = mt_stream_block_share(e);
     uint64_t span = s->op == MT_STREAM_COPY ? 2 * s->bytes : s->bytes;
-    uint32_t want_stride = s->op == MT_STREAM_CHASE ? c->stride : vec;
+    /* A read whose blocks share data names the share as its stride. */
+    int shared_data = s->op == MT_STREAM_READ && c->stride > vec;
+    if (shared_data && (c->stride % vec || s->bytes % c->stride || c->path == MT_PATH_SHARED))
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "stream read with shared data: the share (stride %u) must be a multiple "
+                       "of the vector dividing the %llu bytes, on a global path",
+                       c->stride, (unsigned long long)s->bytes);
+    uint32_t want_stride = s->op == MT_STREAM_CHASE || shared_data ? c->stride : vec;
     if (s->op == MT_STREAM_CHASE &&
         (c->stride < 4 || c->stride % 4 || s->bytes / ((uint64_t)s->blocks * s->threads) < 2ull * c->stride))
         return mt_fail(ei, MT_ERR_INVALID_ARG,
@@ -244,7 +259,7 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
     /* A block's round covers its share whole times, or the share divides
      * it (accesses wrap around it); a chase's threads each get an equal
      * share. */
-    int whole = s->bytes && s->bytes % ((uint64_t)s->blocks * vec) == 0 &&
+    int whole = s->bytes && (shared_data || s->bytes % ((uint64_t)s->blocks * vec) == 0) &&
                 (share % round == 0 || (s->op != MT_STREAM_CHASE && round % share == 0));
     if (!whole || c->footprint != span || c->stride != want_stride || c->offset % 16)
         return mt_fail(ei, MT_ERR_INVALID_ARG,

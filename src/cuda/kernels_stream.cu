@@ -69,7 +69,10 @@ __device__ __forceinline__ void finish(const mtk_stream_args &a, uint64_t c0, ui
 /* op 0..2: read, write, copy of each block's share of n vectors, `iters`
  * rounds of U accesses per thread per repeat, wrapping around the share
  * (backend.h). */
-template <typename T, int U, int P> __global__ void mtk_stream_kernel(mtk_stream_args a)
+/* Launch bounds: blocks of up to 1024 threads must fit the SM's 64k
+ * registers (64 per thread), or the launch fails for want of resources. */
+template <typename T, int U, int P>
+__global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
 {
     extern __shared__ uint4 smem_raw[];
     T *sm = (T *)smem_raw;
@@ -77,7 +80,8 @@ template <typename T, int U, int P> __global__ void mtk_stream_kernel(mtk_stream
     const uint64_t G = blockDim.x;
     const uint64_t g = threadIdx.x;
     const uint64_t n = a.n_vec;
-    const uint64_t first = shared ? 0 : (uint64_t)blockIdx.x * n; /* the block's share */
+    /* The block's share (blocks beyond `groups` shares repeat them). */
+    const uint64_t first = shared ? 0 : (uint64_t)(blockIdx.x % (uint32_t)a.groups) * n;
     const T *src = (const T *)a.src + first;
     T *dst = (T *)a.dst + first;
     /* A copy reads the first n vectors and writes the next n; a write
@@ -87,11 +91,14 @@ template <typename T, int U, int P> __global__ void mtk_stream_kernel(mtk_stream
     if (shared)
         for (uint64_t i = threadIdx.x; i < (a.op == 2 ? 2 * n : n); i += blockDim.x)
             sm[i] = zero_of<T>();
-    /* Offsets of this thread's accesses within a round, modulo n. */
-    uint64_t off[U];
+    /* Offsets of this thread's accesses within a round, modulo n (32-bit:
+     * a block's share is far below 2^32 vectors, stream.c; half the
+     * registers of 64-bit offsets keeps 1024-thread blocks within the
+     * launch bounds without spilling). */
+    uint32_t off[U];
 #pragma unroll
     for (int j = 0; j < U; j++)
-        off[j] = (g + (uint64_t)j * G) % n;
+        off[j] = (uint32_t)((g + (uint64_t)j * G) % n);
     const uint64_t round = (uint64_t)U * G;
     uint32_t acc = 0;
     __syncthreads();

@@ -61,8 +61,13 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
     a.repeats = s->repeats;
     /* Each block streams its own share (backend.h). */
     uint64_t step = (uint64_t)s->threads * s->vector_bytes * s->in_flight;
-    uint64_t data = s->bytes / s->blocks;
+    uint64_t data = mt_stream_block_share(e);
     a.n_vec = data / s->vector_bytes;
+    /* Blocks beyond the data's shares read the same lines again (a read
+     * with shared data, backend.h); otherwise every block has its own. */
+    a.groups = data ? s->bytes / data : 1;
+    if (a.groups > s->blocks || a.groups == 0)
+        a.groups = s->blocks;
     a.iters = data >= step ? (uint32_t)(data / step) : 1u;
     size_t smem = shared ? (size_t)(s->op == MT_STREAM_COPY ? 2 * data : data) : 0;
     if (s->op == MT_STREAM_CHASE) {

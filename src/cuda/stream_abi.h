@@ -16,7 +16,8 @@ typedef struct {
     uint64_t src, dst;      /* device addresses (copy: dst = src + bytes); shared: unused */
     uint64_t tex;           /* cudaTextureObject_t over src (texture path) */
     uint64_t out;           /* 4 x u64: max block cycles, first start ns, last end ns, sink */
-    uint64_t n_vec;         /* vectors of data (shared: per block) */
+    uint64_t n_vec;         /* vectors of a block's share (shared: per block) */
+    uint64_t groups;        /* distinct shares (< 2^32): block b streams share b mod groups */
     uint64_t region_words;  /* chase: words of each thread's region */
     uint32_t stride_words;  /* chase: words between a thread's loads */
     uint32_t repeats;       /* repeats (chase: loads per thread) */

@@ -50,6 +50,21 @@
  * eight partitions). */
 #define BW_L2_PART_DIV 4u
 #define BW_L2_UNKNOWN_DIV 16u
+/* The whole-L2 read spans more than the partition one SM uses by this
+ * share (a measured partition a few percent low still leaves the data
+ * beyond it) and at most this share of the L2's measured size (room for
+ * lines the hash homes unevenly and for a near share measured a little
+ * low; every SM streams, so each partition holds the lines homed in it). */
+#define BW_L2_WHOLE_MARGIN 0.10
+#define BW_L2_WHOLE_SHARE 0.75
+/* Levels: L1, texture, read-only, shared, L2 near read, L2 writes and
+ * copies, whole L2, DRAM. */
+#define BW_MAX_LEVELS 10
+/* The near-partition read tries its shared data at a quarter of the
+ * partition and at halves of it down to this share of a quarter: less
+ * data served more on the H100 (gpu-benches' gpu-l2-cache: 10.5 TB/s at
+ * 1.5 MB, 8.8 at 4 MB), and the search keeps the best. */
+#define BW_L2_NEAR_SIZES 3
 /* DRAM streams span this many times the driver's L2. */
 #define BW_DRAM_L2_TIMES 4u
 /* MLP sweep: loads per chase in the shorter run (twice in the longer);
@@ -58,16 +73,29 @@
 #define MLP_LOADS 256u
 #define MLP_L2_LAP 64u
 #define MLP_MIN_STRIDE 32u
+/* The GPU-wide sweep's L2 chases each stay within a line of their own (so
+ * no two chases' loads merge into one request), and their data is three
+ * quarters of the partition one SM uses (the most chases at every SM). */
+#define MLP_GPU_L2_REGION 128u
+#define MLP_GPU_L2_QUARTERS 3u
+/* The GPU-wide DRAM sweep's data, at most this many bytes (the chases it
+ * needs at every SM never revisit a line). */
+#define MLP_GPU_DRAM_MAX (4ull << 30)
 /* Most configurations one level and op tries (the ladder has at most
- * 4 occupancies x 4 depths, plus 2 vector widths and the repeats). */
+ * 4 occupancies x 4 depths, the SM's own levels the same ladder again at
+ * 4-byte vectors, plus the narrower vectors at the best and the repeats). */
 #define BW_MAX_CONFIGS 48
 
 typedef struct {
-    const char *key;  /* object */
-    const char *what; /* for notes */
+    const char *key;    /* object */
+    const char *what;   /* for notes */
+    const char *suffix; /* of the finding names: "" or "_whole" */
     mt_path path;
-    uint64_t fp_sm;   /* bytes per SM per repeat (shared: per block) */
-    unsigned ops;     /* bit per mt_stream_op */
+    uint64_t fp_sm;     /* bytes per SM per repeat (shared: per block) */
+    unsigned ops;       /* bit per mt_stream_op */
+    /* Reads with shared data (backend.h): the data all SMs read, of which
+     * each SM streams fp_sm bytes; 0: every SM its own fp_sm. */
+    uint64_t shared_data;
 } bw_level;
 
 typedef struct {
@@ -93,10 +121,15 @@ static mt_experiment config_exp(const mt_probe_ctx *c, const bw_level *l, mt_str
 {
     uint32_t S = (uint32_t)c->dev.sm_count;
     uint32_t blocks = S * k->blocks_per_sm;
-    uint64_t bytes = l->path == MT_PATH_SHARED ? (uint64_t)blocks * l->fp_sm : S * l->fp_sm;
+    uint64_t bytes = l->path == MT_PATH_SHARED ? (uint64_t)blocks * l->fp_sm
+                     : l->shared_data               ? l->shared_data
+                                                    : S * l->fp_sm;
     mt_experiment e = mt_exp_stream(op, l->path, blocks, k->threads, k->vec, k->in_flight, bytes,
                                     repeats, 0);
     e.chain[0].offset = l->path == MT_PATH_SHARED ? 0 : (uint64_t)run * BW_RUN_SHIFT;
+    /* Shared data: each block streams its part of the SM's fp_sm bytes. */
+    if (l->shared_data)
+        e.chain[0].stride = (uint32_t)(l->fp_sm / k->blocks_per_sm);
     return e;
 }
 
@@ -142,9 +175,10 @@ static double measured_clock_mhz(mt_probe_ctx *c)
 
 /* Rates of n configurations, runs run0..: pairs of R and 2R repeats in one
  * batch; bw[i] B/clk/SM, gbps[i] GB/s (NAN where a difference is not
- * positive). */
+ * positive); blk[i] (when not NULL) B/clk/SM from the slowest block's own
+ * clock64 interval (for the note: it needs no clock frequency). */
 static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const bw_config *k,
-                      size_t n, uint32_t run0, double pilot, double *bw, double *gbps)
+                      size_t n, uint32_t run0, double pilot, double *bw, double *gbps, double *blk)
 {
     mt_experiment *e = calloc(2 * n, sizeof *e);
     mt_result *r = calloc(2 * n, sizeof *r);
@@ -175,9 +209,11 @@ static mt_err measure(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, const
              * memory for fewer than all of them at once: on the H100 it
              * gave 251 B/clk/SM for the L1 where the launch gave 125).
              * Without a measured clock, the block interval is all there is. */
-            bw[i] = mhz > 0 ? gbps[i] * 1e3 / (S * mhz)
-                            : mt_bw_slope(rep * per_rep, sample(&r[2 * i], 0), 2 * rep * per_rep,
+            double by_block = mt_bw_slope(rep * per_rep, sample(&r[2 * i], 0), 2 * rep * per_rep,
                                           sample(&r[2 * i + 1], 0));
+            bw[i] = mhz > 0 ? gbps[i] * 1e3 / (S * mhz) : by_block;
+            if (blk)
+                blk[i] = by_block;
         }
         mt_results_free(r, 2 * n);
     }
@@ -199,6 +235,10 @@ static int config_fits(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op
                (!c->dev.smem_per_sm || smem * k->blocks_per_sm <= c->dev.smem_per_sm / 2);
     }
     step *= k->blocks_per_sm;
+    /* Shared data: a block's share is a whole number of vectors above one
+     * (backend.h). */
+    if (l->shared_data && l->fp_sm / k->blocks_per_sm <= k->vec)
+        return 0;
     return l->fp_sm % step == 0 || step % l->fp_sm == 0;
 }
 
@@ -239,22 +279,39 @@ static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, 
  * level may deliver more to a kernel with more loads in flight than
  * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT). */
 static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double bw, double gbps,
-                     int rising, const bw_config *k, uint32_t runs)
+                     double by_block, int rising, const bw_config *k, uint32_t runs)
 {
-    char name[32], cfg[224];
+    char name[32], cfg[320], data[96];
+    /* A level measured at several sizes (the L2's near read) keeps its
+     * best. */
+    snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
+    const mt_finding *had = mt_get(c, l->key, name);
+    if (had->kind == MT_FIND_VALUE && had->value >= bw)
+        return;
+    if (l->shared_data)
+        snprintf(data, sizeof data, "%llu KiB per SM of %llu KiB all SMs read",
+                 (unsigned long long)(l->fp_sm >> 10), (unsigned long long)(l->shared_data >> 10));
+    else
+        snprintf(data, sizeof data, "%llu KiB per %s", (unsigned long long)(l->fp_sm >> 10),
+                 l->path == MT_PATH_SHARED ? "block" : "SM");
     snprintf(cfg, sizeof cfg,
-             "%s of %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
-             "flight; median of %u runs (difference of R and 2R repeats)%s%s",
-             op_name(op), l->what, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
+             "%s of %s, %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
+             "flight; median of %u runs (R and 2R repeats)%s%s",
+             op_name(op), l->what, data, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
              op == MT_STREAM_COPY ? "; bytes read + written" : "",
              rising ? "; still rising at the most in flight a launch allows" : "");
+    /* The slowest block's clock64 interval, next to the figure from the
+     * launch's time at the measured clock: they agree when each SM runs
+     * its blocks at once, and the block's is high when an SM runs them in
+     * waves (measure()). */
     mt_finding f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
-                                 MT_CONF_DIFFERENCE, "%s", cfg);
-    snprintf(name, sizeof name, "bw_%s", op_name(op));
+                                 MT_CONF_DIFFERENCE, "%s; %.1f by the slowest block's clock",
+                                 cfg, by_block);
+    snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
     f = mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
                       "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count);
-    snprintf(name, sizeof name, "gbps_%s", op_name(op));
+    snprintf(name, sizeof name, "gbps_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
 }
 
@@ -292,7 +349,7 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     mt_results_free(&pr, 1);
     if (!isfinite(pilot))
         return MT_OK; /* even one repeat is too long to time: no claim */
-    if ((err = measure(c, l, op, k, n, 0, pilot, bw, gbps)))
+    if ((err = measure(c, l, op, k, n, 0, pilot, bw, gbps, NULL)))
         return err;
     size_t best;
     int rising;
@@ -303,31 +360,43 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     }
     if (mt_bw_best(inflight, bw, n, &best, &rising) != MT_OK || !(bw[best] > 0))
         return MT_OK;
-    /* Narrower vectors at the best configuration's threads and accesses. */
+    /* Narrower vectors at the best configuration's threads and accesses;
+     * for the SM's own levels 4-byte vectors at every occupancy and depth
+     * of the ladder: one 128-byte warp access per cycle is how the L1
+     * reaches its 128 B/clk (gpu-benches' gpu-cache got 127.5 on the H100
+     * with 4-byte loads where the 16-byte ladder got 124.3), and the best
+     * occupancy for it need not be the 16-byte one. */
     size_t m = n;
-    for (uint32_t v = 4; v <= 8; v *= 2) {
+    int sm_level = l->path != MT_PATH_GLOBAL_CG;
+    for (size_t i = 0; sm_level && i < n && m < BW_MAX_CONFIGS - 1; i++) {
+        bw_config x = k[i];
+        x.vec = 4;
+        if (config_fits(c, l, op, &x))
+            k[m++] = x;
+    }
+    for (uint32_t v = sm_level ? 8 : 4; v <= 8 && m < BW_MAX_CONFIGS; v *= 2) {
         bw_config x = k[best];
         x.vec = v;
         if (config_fits(c, l, op, &x))
             k[m++] = x;
     }
     if (m > n) {
-        if ((err = measure(c, l, op, k + n, m - n, (uint32_t)n, pilot, bw + n, gbps + n)))
+        if ((err = measure(c, l, op, k + n, m - n, (uint32_t)n, pilot, bw + n, gbps + n, NULL)))
             return err;
         for (size_t i = n; i < m; i++)
             if (isfinite(bw[i]) && bw[i] > bw[best])
                 best = i;
     }
     bw_config again[BW_RUNS];
-    double rb[BW_RUNS], rg[BW_RUNS];
+    double rb[BW_RUNS], rg[BW_RUNS], rk[BW_RUNS];
     for (uint32_t i = 0; i < BW_RUNS; i++)
         again[i] = k[best];
-    if ((err = measure(c, l, op, again, BW_RUNS, (uint32_t)m, pilot, rb, rg)))
+    if ((err = measure(c, l, op, again, BW_RUNS, (uint32_t)m, pilot, rb, rg, rk)))
         return err;
     double b = median3(rb), g = median3(rg);
     if (!isfinite(b) || !isfinite(g))
         return MT_OK;
-    set_pair(c, l, op, b, g, rising, &k[best], BW_RUNS);
+    set_pair(c, l, op, b, g, median3(rk), rising, &k[best], BW_RUNS);
     return MT_OK;
 }
 
@@ -335,9 +404,10 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
 
 #define MLP_MAX_POINTS 12
 
-/* Loads per cycle of k chases on one SM over `bytes` of level data. */
-static mt_err chase_rates(mt_probe_ctx *c, uint64_t bytes, int dram, const uint32_t *k, size_t n,
-                          double *rate)
+/* Loads per cycle of each of blocks[i] blocks (one per SM) of k[i] chases
+ * over bytes[i] of level data (the slowest block's cycles). */
+static mt_err chase_rates(mt_probe_ctx *c, const uint64_t *bytes, const uint32_t *blocks, int dram,
+                          const uint32_t *k, size_t n, double *rate)
 {
     enum { R = BW_RUNS };
     mt_experiment *e = calloc(2 * R * n, sizeof *e);
@@ -348,7 +418,7 @@ static mt_err chase_rates(mt_probe_ctx *c, uint64_t bytes, int dram, const uint3
         return mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for the MLP sweep");
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t region = bytes / k[i];
+        uint64_t region = bytes[i] / ((uint64_t)blocks[i] * k[i]);
         uint64_t laps = dram ? 2 * MLP_LOADS : MLP_L2_LAP;
         uint32_t stride = (uint32_t)mt_round_down(region / laps, MLP_MIN_STRIDE);
         if (stride < MLP_MIN_STRIDE)
@@ -356,8 +426,8 @@ static mt_err chase_rates(mt_probe_ctx *c, uint64_t bytes, int dram, const uint3
         for (uint32_t run = 0; run < R; run++)
             for (uint32_t t = 0; t < 2; t++) {
                 mt_experiment *x = &e[(i * R + run) * 2 + t];
-                *x = mt_exp_stream(MT_STREAM_CHASE, MT_PATH_GLOBAL_CG, 1, k[i], 4, 1, bytes,
-                                   MLP_LOADS << t, stride);
+                *x = mt_exp_stream(MT_STREAM_CHASE, MT_PATH_GLOBAL_CG, blocks[i], k[i], 4, 1,
+                                   bytes[i], MLP_LOADS << t, stride);
                 x->chain[0].offset = (uint64_t)run * BW_RUN_SHIFT;
             }
     }
@@ -379,10 +449,75 @@ static mt_err chase_rates(mt_probe_ctx *c, uint64_t bytes, int dram, const uint3
     return err;
 }
 
-static mt_err mlp_level(mt_probe_ctx *c, const char *key, const char *what, uint64_t bytes,
-                        int dram)
+/* Loads the GPU keeps in flight to a level: blocks of k chases on m = 1,
+ * 2, 4 ... SMs up to all of them, k the chases one SM needs to saturate
+ * (k_sm) or as many as gpu_bytes holds at every SM; by Little's law in
+ * flight(m) = m x rate(m) / rate1, rate1 one chase's loads per cycle on one
+ * SM (the per-SM sweep's first point).  The finding is the figure with
+ * every SM chasing. */
+static mt_err mlp_gpu(mt_probe_ctx *c, const char *key, const char *what, uint64_t gpu_bytes,
+                      int dram, uint32_t k_sm, double rate1)
 {
-    uint32_t tmax = c->dev.max_threads_per_block > 0 ? (uint32_t)c->dev.max_threads_per_block : 1024;
+    uint32_t S = (uint32_t)c->dev.sm_count;
+    /* A chase's data: DRAM never revisited in the longer run; the L2 a
+     * line of its own. */
+    uint64_t need = dram ? 2ull * MLP_LOADS * MLP_MIN_STRIDE : MLP_GPU_L2_REGION;
+    uint64_t per_sm = pow2_floor(gpu_bytes / S);
+    uint32_t k = k_sm;
+    while (k > 1 && per_sm / k < need)
+        k /= 2;
+    if (S < 2 || per_sm / k < need || !(rate1 > 0))
+        return MT_OK;
+    uint32_t m[MLP_MAX_POINTS], kk[MLP_MAX_POINTS];
+    uint64_t data[MLP_MAX_POINTS];
+    double rate[MLP_MAX_POINTS];
+    size_t n = 0;
+    for (uint32_t x = 1; x < S && n < MLP_MAX_POINTS - 1; x *= 2)
+        m[n++] = x;
+    m[n++] = S;
+    /* Every point spans the same data (fewer SMs: more of it each), so
+     * it stays in the level measured. */
+    for (size_t i = 0; i < n; i++)
+        data[i] = per_sm * S, kk[i] = k;
+    mt_progress(c, "memory-level parallelism of the GPU at the %s (%zu sweep points)", what, n);
+    mt_err err = chase_rates(c, data, m, dram, kk, n, rate);
+    if (err)
+        return err;
+    char sweep[320];
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof sweep; i++)
+        len += (size_t)snprintf(sweep + len, sizeof sweep - len, "%s%u: %.0f", i ? ", " : "",
+                                m[i], m[i] * rate[i] / rate1);
+    double inflight = S * rate[n - 1] / rate1;
+    if (!isfinite(inflight) || !(inflight > 0))
+        return MT_OK;
+    mt_finding f;
+    if (inflight < MT_MLP_LINEAR_SHARE * S * k)
+        f = mt_find_value(inflight, "count", MT_SRC_MEASURED, "chase-sweep-little",
+                          MT_CONF_DIFFERENCE,
+                          "loads in flight to the %s, %u SMs x %u ld.global.cg chases: rate / "
+                          "one chase's on one SM (Little's law); SMs: in flight %s",
+                          what, S, k, sweep);
+    else
+        f = mt_find_bound(inflight * (1 - MT_MLP_PLATEAU_TOL), "count", "chase-sweep-little",
+                          MT_CONF_DIFFERENCE,
+                          "%.0f loads in flight to the %s, %u SMs x %u chases: nearly all, the "
+                          "GPU keeps more than the sweep asks; SMs: in flight %s",
+                          inflight, what, S, k, sweep);
+    mt_set(c, key, "mlp_gpu", &f);
+    return MT_OK;
+}
+
+/* Most chases one block runs: the block limit. */
+static uint32_t tmax_chases(const mt_probe_ctx *c)
+{
+    return c->dev.max_threads_per_block > 0 ? (uint32_t)c->dev.max_threads_per_block : 1024;
+}
+
+static mt_err mlp_level(mt_probe_ctx *c, const char *key, const char *what, uint64_t bytes,
+                        uint64_t gpu_bytes, int dram)
+{
+    uint32_t tmax = tmax_chases(c);
     uint32_t k[MLP_MAX_POINTS];
     double chases[MLP_MAX_POINTS], rate[MLP_MAX_POINTS];
     size_t n = 0;
@@ -393,7 +528,11 @@ static mt_err mlp_level(mt_probe_ctx *c, const char *key, const char *what, uint
     if (n < 2)
         return MT_OK;
     mt_progress(c, "memory-level parallelism at the %s (%zu sweep points)", what, n);
-    mt_err err = chase_rates(c, bytes, dram, k, n, rate);
+    uint64_t data[MLP_MAX_POINTS];
+    uint32_t one[MLP_MAX_POINTS];
+    for (size_t i = 0; i < n; i++)
+        data[i] = bytes, one[i] = 1;
+    mt_err err = chase_rates(c, data, one, dram, k, n, rate);
     if (err)
         return err;
     /* The sweep ends before the first point too long to time. */
@@ -424,7 +563,8 @@ static mt_err mlp_level(mt_probe_ctx *c, const char *key, const char *what, uint
                           "keeps more than the sweep could ask for",
                           fit.mlp, what, k[n - 1]);
     mt_set(c, key, "mlp", &f);
-    return MT_OK;
+    return mlp_gpu(c, key, what, gpu_bytes, dram, fit.saturated ? (uint32_t)fit.at_chases : k[n - 1],
+                   rate[0]);
 }
 
 /* ---- the probe ---- */
@@ -441,6 +581,63 @@ static void note_thresholds(mt_probe_ctx *c)
                       "chases in flight");
     mt_note_threshold(c, "BW_TARGET_BYTES_SM", BW_TARGET_BYTES_SM,
                       "bandwidth: bytes each SM moves in the shorter run of a pair");
+    mt_note_threshold(c, "BW_L2_WHOLE_MARGIN", BW_L2_WHOLE_MARGIN,
+                      "whole-L2 read: data beyond the partition one SM uses by this share");
+    mt_note_threshold(c, "BW_L2_WHOLE_SHARE", BW_L2_WHOLE_SHARE,
+                      "whole-L2 read: data at most this share of the L2's measured size");
+}
+
+/* Per SM bytes of the whole-L2 read: data beyond the partition one SM
+ * uses and within the L2, whose size is the partition over the share of
+ * lines near an SM (the L2 map; no driver figure: a GPU may use less of
+ * its L2 than the driver says).  0 when either was not measured, or one
+ * partition is (nearly) the whole L2. */
+static uint64_t l2_whole_sm(mt_probe_ctx *c)
+{
+    const mt_finding *part = mt_get(c, "l2", "partition_size");
+    const mt_finding *share = mt_get(c, "l2", "near_share");
+    uint64_t S = (uint64_t)c->dev.sm_count;
+    if (part->kind != MT_FIND_VALUE || part->confidence < MT_CONF_TRUSTED ||
+        share->kind != MT_FIND_VALUE || share->confidence < MT_CONF_TRUSTED || !(share->value > 0) ||
+        S == 0)
+        return 0;
+    double lo = part->value * (1 + BW_L2_WHOLE_MARGIN);
+    double hi = part->value / share->value * BW_L2_WHOLE_SHARE;
+    /* Rounded down to a quarter of its power of two: a whole number of the
+     * ladder's rounds up to that size (config_fits), within 25% of hi. */
+    uint64_t x = (uint64_t)(hi / (double)S);
+    uint64_t q = pow2_floor(x) / 4;
+    uint64_t fp = q ? x - x % q : 0;
+    return fp >= 4096 && (double)(fp * S) > lo && (double)(fp * S) <= hi ? fp : 0;
+}
+
+/* The L2's levels: a read of shared data all SMs read (served by the
+ * partition near each SM; backend.h), writes and copies of each SM's own
+ * data, both within a quarter of the partition, and a read of each SM's
+ * own data across the whole L2 (data beyond one partition). */
+static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint64_t near_data,
+                     unsigned rwc)
+{
+    const char *near = "the L2 (within the near partition, ld.global.cg)";
+    unsigned private_ops = rwc;
+    if (c->be->ops->caps & MT_CAP_STREAM_SHARED_DATA) {
+        /* Each SM streams the widest round a launch can issue, so no
+         * configuration wraps around its share. */
+        uint64_t tsm = c->dev.max_threads_per_sm > 0 ? (uint64_t)c->dev.max_threads_per_sm : 1024;
+        uint64_t widest = pow2_floor(tsm * 16 * MT_STREAM_MAX_IN_FLIGHT);
+        for (int i = 0; i < BW_L2_NEAR_SIZES && (near_data >> i) >= 4096; i++) {
+            uint64_t d = near_data >> i;
+            uint64_t sm = widest < d ? widest : d;
+            lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ, d};
+        }
+        private_ops &= ~(1u << MT_STREAM_READ);
+    }
+    lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, l2_sm, private_ops, 0};
+    uint64_t whole = l2_whole_sm(c);
+    if (whole)
+        lv[n++] = (bw_level){"l2", "the whole L2 (data across its partitions, ld.global.cg)",
+                             "_whole", MT_PATH_GLOBAL_CG, whole, 1u << MT_STREAM_READ, 0};
+    return n;
 }
 
 static mt_err bandwidth(mt_probe_ctx *c)
@@ -463,7 +660,7 @@ static mt_err bandwidth(mt_probe_ctx *c)
         mt_set(c, "dram", "peak_gbps", &f);
     }
     const unsigned rwc = (1u << MT_STREAM_READ) | (1u << MT_STREAM_WRITE) | (1u << MT_STREAM_COPY);
-    bw_level lv[6];
+    bw_level lv[BW_MAX_LEVELS];
     int n = 0;
     /* SM-local levels: a quarter of the measured size per SM. */
     static const struct {
@@ -483,13 +680,13 @@ static mt_err bandwidth(mt_probe_ctx *c)
         const mt_finding *size = mt_get(c, mt_cache_key(local[i].id), "size");
         bool trusted = size->kind != MT_FIND_NONE && size->confidence >= MT_CONF_TRUSTED;
         if (s->present && trusted && fp >= 4096)
-            lv[n++] = (bw_level){mt_cache_key(local[i].id), local[i].what, local[i].path, fp,
-                                 local[i].ops};
+            lv[n++] = (bw_level){mt_cache_key(local[i].id), local[i].what, "", local[i].path, fp,
+                                 local[i].ops, 0};
     }
     uint64_t shared_lim = c->dev.path_limit_bytes[MT_PATH_SHARED];
     uint64_t fb = pow2_floor(shared_lim / 2 < BW_SHARED_BLOCK ? shared_lim / 2 : BW_SHARED_BLOCK);
     if (fb >= 1024)
-        lv[n++] = (bw_level){"shared", "shared memory", MT_PATH_SHARED, fb, rwc};
+        lv[n++] = (bw_level){"shared", "shared memory", "", MT_PATH_SHARED, fb, rwc, 0};
     /* The L2: half of the partition one SM uses. */
     const mt_finding *part = mt_get(c, "l2", "partition_size");
     uint64_t l2 = c->dev.l2_bytes;
@@ -501,15 +698,14 @@ static mt_err bandwidth(mt_probe_ctx *c)
      * room for more chases of a warm lap each. */
     uint64_t l2_mlp = pow2_floor(2 * near);
     if (l2_sm >= 4096)
-        lv[n++] = (bw_level){"l2", "the L2 (within the near partition, ld.global.cg)",
-                             MT_PATH_GLOBAL_CG, l2_sm, rwc};
+        n = l2_levels(c, lv, n, l2_sm, pow2_floor(near), rwc);
     /* DRAM: several times the L2, within the path limit (a copy spans 2x). */
     uint64_t lim = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CG];
     uint64_t dram_sm = pow2_floor(BW_DRAM_L2_TIMES * l2 / S);
     while (dram_sm && (dram_sm * S < BW_DRAM_L2_TIMES * l2))
         dram_sm *= 2;
     if (l2 && dram_sm && (!lim || 2 * dram_sm * S + (uint64_t)BW_MAX_CONFIGS * BW_RUN_SHIFT <= lim))
-        lv[n++] = (bw_level){"dram", "DRAM (ld.global.cg)", MT_PATH_GLOBAL_CG, dram_sm, rwc};
+        lv[n++] = (bw_level){"dram", "DRAM (ld.global.cg)", "", MT_PATH_GLOBAL_CG, dram_sm, rwc, 0};
     mt_err err;
     for (int i = 0; i < n; i++) {
         mt_mark_probed(c, lv[i].key);
@@ -520,11 +716,23 @@ static mt_err bandwidth(mt_probe_ctx *c)
     if (!mt_backend_supports(c->be, MT_KIND_STREAM) ||
         !(c->be->ops->caps & MT_CAP_STREAM_CHASE))
         return MT_OK;
+    int l2_done = 0;
     for (int i = 0; i < n; i++) {
         int dram = strcmp(lv[i].key, "dram") == 0;
-        if (dram || strcmp(lv[i].key, "l2") == 0)
+        /* The GPU-wide DRAM sweep: enough data for the most chases per SM
+         * within the path limit (a sixteenth of it kept free). */
+        uint64_t dram_gpu = (uint64_t)S * tmax_chases(c) * 2 * MLP_LOADS * MLP_MIN_STRIDE;
+        if (dram_gpu > MLP_GPU_DRAM_MAX)
+            dram_gpu = MLP_GPU_DRAM_MAX;
+        if (lim && dram_gpu > lim - lim / 16)
+            dram_gpu = lim - lim / 16;
+        if (dram_gpu < lv[i].fp_sm * S)
+            dram_gpu = lv[i].fp_sm * S;
+        /* Once per level (the L2 has several streams). */
+        if (dram || (strcmp(lv[i].key, "l2") == 0 && !l2_done++))
             if ((err = mlp_level(c, lv[i].key, dram ? "DRAM" : "L2",
-                                 dram ? lv[i].fp_sm * S : l2_mlp, dram)))
+                                 dram ? lv[i].fp_sm * S : l2_mlp,
+                                 dram ? dram_gpu : pow2_floor(MLP_GPU_L2_QUARTERS * near), dram)))
                 return err;
     }
     return MT_OK;
@@ -545,6 +753,8 @@ static const mt_finding_decl provides[] = {
     BW_OPS("l2"),
     BW_OPS("dram"),
 #undef BW_OPS
+    {"l2.bw_read_whole", "read bandwidth per SM, data across the whole L2"},
+    {"l2.gbps_read_whole", "read bandwidth, data across the whole L2"},
     {"texture.bw_read", "read bandwidth per SM"},
     {"texture.gbps_read", "read bandwidth"},
     {"readonly.bw_read", "read bandwidth per SM"},
@@ -552,6 +762,8 @@ static const mt_finding_decl provides[] = {
     {"dram.peak_gbps", "peak bandwidth (bus x clock x 2)"},
     {"l2.mlp", "loads in flight per SM (MLP)"},
     {"dram.mlp", "loads in flight per SM (MLP)"},
+    {"l2.mlp_gpu", "loads in flight per GPU (MLP)"},
+    {"dram.mlp_gpu", "loads in flight per GPU (MLP)"},
     {NULL}};
 static const char *const requires[] = {"l1d.size", "shared.latency", "l2.partition_size", NULL};
 static const mt_object_decl objects[] = {{NULL}};

@@ -919,7 +919,7 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS,
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

@@ -60,7 +60,7 @@ void mt_sim_stream_level_at(const mt_sim_spec *s, int level, mt_path p, mt_sim_s
 }
 
 void mt_sim_stream_level_for(const mt_sim_spec *s, mt_path p, uint64_t bytes_per_sm,
-                             uint64_t total_bytes, mt_sim_stream_level *out)
+                             uint64_t total_bytes, int active_sms, mt_sim_stream_level *out)
 {
     if (p == MT_PATH_SHARED) {
         mt_sim_stream_level_at(s, MT_SIM_LEVEL_SHARED, p, out);
@@ -80,7 +80,10 @@ void mt_sim_stream_level_for(const mt_sim_spec *s, mt_path p, uint64_t bytes_per
     if (best < 0) {
         const mt_sim_cache_spec *l2 = &s->cache[s->l2];
         uint64_t part = l2->size / (l2->partitions > 1 ? l2->partitions : 1);
-        best = total_bytes <= part ? s->l2 : MT_SIM_LEVEL_DRAM;
+        /* Every SM streaming: each partition holds the lines homed in it,
+         * so the whole L2 serves the data. */
+        uint64_t cap = active_sms >= s->sm_count ? l2->size : part;
+        best = total_bytes <= cap ? s->l2 : MT_SIM_LEVEL_DRAM;
     }
     mt_sim_stream_level_at(s, best, p, out);
 }
@@ -135,6 +138,13 @@ double mt_sim_mlp(const mt_sim_spec *s, int level, double chases)
     return mt_sim_chase_rate(s, &l, chases, 1) * l.latency;
 }
 
+double mt_sim_mlp_gpu(const mt_sim_spec *s, int level, double chases)
+{
+    mt_sim_stream_level l;
+    mt_sim_stream_level_at(s, level, MT_PATH_GLOBAL_CG, &l);
+    return s->sm_count * mt_sim_chase_rate(s, &l, chases, s->sm_count) * l.latency;
+}
+
 mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *rng,
                          mt_result *out, mt_errinfo *ei)
 {
@@ -147,14 +157,16 @@ mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *r
         return mt_fail(ei, MT_ERR_INVALID_ARG,
                        "stream: %u blocks of %u threads on one SM exceed its %d threads", k,
                        st->threads, s->max_threads_per_sm);
-    double share = (double)st->bytes * k / st->blocks; /* data of the busiest SM */
+    /* A block's share: its own part of the data, or the share W of a read
+     * with shared data (backend.h). */
+    double block_share = (double)mt_stream_block_share(e);
+    double share = block_share * k; /* data of the busiest SM */
     uint64_t span_sm = (uint64_t)(st->op == MT_STREAM_COPY ? 2 * share : share);
     /* A block's round wider than its share wraps around it (backend.h). */
     double round = (double)st->threads * st->vector_bytes * st->in_flight;
-    double block_share = (double)st->bytes / st->blocks;
     double moved_sm = (round > block_share ? round : block_share) * k;
     mt_sim_stream_level l;
-    mt_sim_stream_level_for(s, e->chain[0].path, span_sm, e->chain[0].footprint, &l);
+    mt_sim_stream_level_for(s, e->chain[0].path, span_sm, e->chain[0].footprint, active, &l);
     double busy;
     if (st->op == MT_STREAM_CHASE) {
         double loads = (double)k * st->threads * st->repeats;

@@ -35,11 +35,12 @@ typedef struct {
 /* The level `level` (as above) seen through path p (its latency). */
 void mt_sim_stream_level_at(const mt_sim_spec *s, int level, mt_path p, mt_sim_stream_level *out);
 /* The level that serves a stream on path p whose data is bytes_per_sm on
- * the busiest SM and total_bytes on the GPU: the closest per-SM cache on
- * the path holding bytes_per_sm (slices x size at the default carveout),
- * else the L2 when total_bytes fits the partition an SM sees, else DRAM. */
+ * the busiest SM and total_bytes on the GPU, active_sms SMs streaming: the
+ * closest per-SM cache on the path holding bytes_per_sm (slices x size at
+ * the default carveout), else the L2 when total_bytes fits the partition
+ * an SM sees (the whole L2 when every SM streams), else DRAM. */
 void mt_sim_stream_level_for(const mt_sim_spec *s, mt_path p, uint64_t bytes_per_sm,
-                             uint64_t total_bytes, mt_sim_stream_level *out);
+                             uint64_t total_bytes, int active_sms, mt_sim_stream_level *out);
 /* Bytes per cycle per SM of reads (write = 0) or writes (1) with
  * inflight_bytes per SM issued before any is used and active_sms SMs
  * streaming: min(per-SM figure, Little's law (in flight / latency, reads
@@ -62,6 +63,11 @@ double mt_sim_stream_ceiling(const mt_sim_spec *s, int level, mt_path p, mt_stre
 /* Requests one SM keeps in flight at the level with `chases` chases
  * (Little's law: rate x latency), the saturation the MLP probe finds. */
 double mt_sim_mlp(const mt_sim_spec *s, int level, double chases);
+
+/* Requests the whole GPU keeps in flight at the level with `chases`
+ * chases on every SM: sm_count x rate per SM (the GPU-wide figure shared by
+ * all SMs) x latency, the figure the per-GPU MLP sweep finds. */
+double mt_sim_mlp_gpu(const mt_sim_spec *s, int level, double chases);
 
 /* Runs one checked stream experiment (spec with [throughput]). */
 mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *rng,

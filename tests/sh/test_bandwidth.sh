@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The opt-in bandwidth probe's new L2 and per-GPU figures from the command
+# line (--bandwidth with l2map): on the simulated H100 and on a spec whose
+# GPU-wide links bind, the near (shared-data) and whole-L2 reads and the
+# per-GPU MLP are reported with the model's values (docs/spec-format.md,
+# "Throughput"), and a recording of them replays to the same findings.
+source "$(dirname "$0")/lib.sh"
+findings() { # KEY.NAME VALUE for the L2 and DRAM bandwidth/MLP findings
+  python3 -c 'import json,sys
+for o in json.load(open(sys.argv[1]))["objects"]:
+    if o["key"] in ("l2", "dram"):
+        for k, v in sorted(o.get("findings", {}).items()):
+            if (k.startswith(("bw_", "gbps_", "mlp"))) and v["kind"] != "none":
+                print(o["key"] + "." + k, v["kind"], round(v.get("value", 0), 2))' "$1"
+}
+near() { # near FILE KEY WANT TOL: the finding is a value within TOL of WANT
+  awk -v k="$2" -v w="$3" -v t="$4" '$1 == k && $2 == "value" { d = $3 - w; if (d < 0) d = -d; ok = d <= t }
+    END { exit !ok }' "$1"
+}
+run_mt --sim h100 --only l2,l2map --bandwidth --quiet --json "$tmp/h100.json" --record "$tmp/rec"
+check "--bandwidth with l2map runs on the h100 preset" rc_is 0
+findings "$tmp/h100.json" >"$tmp/live"
+# The preset: L2 5500 B/clk over 132 SMs, mean latency (270 + 297) / 2,
+# 512 miss slots per SM.
+check "h100: near read at the L2's 5500 / 132 B/clk/SM" near "$tmp/live" l2.bw_read 41.67 1.25
+check "h100: whole-L2 read too" near "$tmp/live" l2.bw_read_whole 41.67 1.25
+check "h100: the GPU keeps 5500 / 32 x 283.5 loads in flight at the L2" \
+  near "$tmp/live" l2.mlp_gpu 48726 132
+check "h100: the near read's note names the shared data" \
+  grep -q "KiB per SM of [0-9]* KiB all SMs read" "$tmp/h100.json"
+check "h100: the per-GPU MLP's note lists the sweep over SMs" \
+  grep -q "SMs: in flight 1: [0-9]*, 2: " "$tmp/h100.json"
+run_mt --replay "$tmp/rec" --only l2,l2map --bandwidth --quiet --json "$tmp/back.json"
+check "the recording replays" rc_is 0
+findings "$tmp/back.json" >"$tmp/back"
+check "the replay gives the same findings" diff "$tmp/live" "$tmp/back"
+spec=$root/tests/specs/bw-gpu-bound-two-partitions.spec
+run_mt --sim "$spec" --only l2,l2map --bandwidth --quiet --json "$tmp/gpu.json"
+check "--bandwidth runs on bw-gpu-bound-two-partitions" rc_is 0
+findings "$tmp/gpu.json" >"$tmp/gpu"
+check "links bind: whole-L2 read at 320 / 16 B/clk/SM" near "$tmp/gpu" l2.bw_read_whole 20 0.6
+check "links bind: 10 x 269.5 loads in flight to the L2 per GPU" near "$tmp/gpu" l2.mlp_gpu 2695 16
+check "links bind: 5 x 550 loads in flight to DRAM per GPU" near "$tmp/gpu" dram.mlp_gpu 2750 16
+check "one SM alone still fills its 256 miss slots" near "$tmp/gpu" l2.mlp 256 1
+finish
