@@ -67,7 +67,7 @@ grep -i "carveout" "$out/carveout.txt" | head -14
 #    recorded, with their wall time
 brec=$(mktemp -d)/rec-bwtlb
 s=$(date +%s%N)
-./build/memtopo --only l2 --bandwidth --tlb --json "$out/bwtlb.json" --record "$brec" >"$out/bwtlb.txt" 2>"$out/bwtlb.err"
+./build/memtopo --only l2,l2map --bandwidth --tlb --json "$out/bwtlb.json" --record "$brec" >"$out/bwtlb.txt" 2>"$out/bwtlb.err"
 echo "bandwidth + tlb: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 tar -C "$(dirname "$brec")" -cJf "$out/rec-bwtlb.tar.xz" rec-bwtlb
 fi

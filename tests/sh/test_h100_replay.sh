@@ -224,7 +224,7 @@ PY
 # The opt-in probes (issues 8, 9, 10): bandwidth and MLP, TLB levels, the
 # L2's geometry, each recorded on the same H100 and replayed.
 check "bandwidth/TLB fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-bwtlb.tar.xz"
-run_mt --replay "$tmp/rec-bwtlb" --only l2 --bandwidth --tlb --quiet --json "$tmp/bwtlb.json"
+run_mt --replay "$tmp/rec-bwtlb" --only l2,l2map --bandwidth --tlb --quiet --json "$tmp/bwtlb.json"
 check "bandwidth/TLB replay exits 0" rc_is 0
 check "bandwidth/TLB replay's findings equal the GPU run's" diff <(digest "$fx/report-bwtlb.json") <(digest "$tmp/bwtlb.json")
 check "H100 bandwidth: L1 and shared near 128 B/clk/SM, DRAM >= 90% of its peak" $PY - "$tmp/bwtlb.json" <<'PY'
