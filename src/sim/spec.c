@@ -117,7 +117,8 @@ static mt_err read_serves(pctx *c, const section *s, mt_sim_cache_spec *cs)
     char buf[MT_SP_MAX_VALUE];
     snprintf(buf, sizeof buf, "%s", k->val);
     int n = 0, all = 0;
-    for (char *tok = strtok(buf, " ,\t"); tok; tok = strtok(NULL, " ,\t"), n++) {
+    char *save = NULL; /* strtok_r: node runs parse specs on several threads at once */
+    for (char *tok = strtok_r(buf, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save), n++) {
         if (strcmp(tok, "all") == 0) {
             all = 1;
             continue;

@@ -16,7 +16,8 @@ static int split_list(const char *val, char *buf, size_t cap, char **tok, int ma
 {
     snprintf(buf, cap, "%s", val);
     int n = 0;
-    for (char *t = strtok(buf, " ,"); t; t = strtok(NULL, " ,")) {
+    char *save = NULL; /* strtok_r: node runs parse specs on several threads at once */
+    for (char *t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
         if (n == max)
             return -1;
         tok[n++] = t;

@@ -112,9 +112,10 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         return mt_sp_err(c, line, "section header too long");
     memcpy(inner, b, len);
     inner[len] = '\0';
-    char *tok1 = strtok(inner, " \t");
-    char *tok2 = tok1 ? strtok(NULL, " \t") : NULL;
-    char *tok3 = tok2 ? strtok(NULL, " \t") : NULL;
+    char *save = NULL; /* strtok_r: node runs parse specs on several threads at once */
+    char *tok1 = strtok_r(inner, " \t", &save);
+    char *tok2 = tok1 ? strtok_r(NULL, " \t", &save) : NULL;
+    char *tok3 = tok2 ? strtok_r(NULL, " \t", &save) : NULL;
     if (!tok1)
         return mt_sp_err(c, line, "empty section header []");
     section s;

@@ -56,4 +56,18 @@ run_mt --device 0 --device 1
 check "--device twice: exit 2" eval 'rc_is 2 && one_line_err'
 run_mt --sim turing --sim turing --record "$tmp/rec"
 check "two GPUs with --record: exit 2, nothing written" eval 'rc_is 2 && one_line_err && no_file "$tmp/rec"'
+# The specs of a node run are parsed on several threads at once: the
+# parser must keep no shared state (it used strtok, whose hidden position
+# one thread moved under another: "latency.ro: [cache l1] does not serve
+# 'ro' loads" about once in a dozen runs).
+parse_race_free() {
+  local i
+  for i in $(seq 1 24); do
+    "$MT" --sim "$tmp/good.spec" --sim "$tmp/slow.spec" --sim "$tmp/good.spec" --sim "$tmp/slow.spec" \
+      --only shared >/dev/null 2>"$tmp/race.err"
+    [ $? = 0 ] || { cat "$tmp/race.err"; return 1; }
+  done
+}
+check "four specs parsed at once, 24 times: every run exits 0" parse_race_free
+
 finish
