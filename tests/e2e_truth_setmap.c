@@ -9,13 +9,20 @@
  * the labels its text names; the capacity is the sum of the sets' ways x
  * line, exact when every set was mapped, else within 3%. */
 
+/* The spec's set count at carveout smem: a unified L1 whose carveout takes
+ * ways keeps all the array's sets. */
+static uint64_t setmap_spec_sets(const mt_sim_cache_spec *cs, uint32_t smem)
+{
+    return cs->unified && cs->carveout_ways ? cs->unified / cs->line / cs->ways
+                                            : mt_sim_cache_size(cs, smem) / cs->line / cs->ways;
+}
+
 /* The spec's histogram in the probe's words ("128 sets x 4 ways, 128 sets
  * x 3 ways"), the number of short sets and the capacity in bytes. */
 static void setmap_truth(const mt_sim_cache_spec *cs, uint32_t smem, char *hist, size_t cap,
                          uint64_t *n_short, double *bytes)
 {
-    uint64_t sets = cs->unified && cs->carveout_ways ? cs->unified / cs->line / cs->ways
-                                                     : mt_sim_cache_size(cs, smem) / cs->line / cs->ways;
+    uint64_t sets = setmap_spec_sets(cs, smem);
     uint64_t count[MT_SIM_MAX_WAYS + 1] = {0};
     uint32_t top = 0;
     *bytes = 0;
@@ -112,8 +119,7 @@ static int setmap_one(const mt_sim_cache_spec *cs, uint32_t smem, const mt_topol
     setmap_truth(cs, smem, hist, sizeof hist, &n_short, &bytes);
     bool trusted = w->confidence >= MT_TRUTH_TRUSTED || g_mode == MT_TRUTH_EXACT;
     int bad = 0;
-    uint64_t spec_sets = cs->unified && cs->carveout_ways ? cs->unified / cs->line / cs->ways
-                                                          : mt_sim_cache_size(cs, smem) / cs->line / cs->ways;
+    uint64_t spec_sets = setmap_spec_sets(cs, smem);
     bool sampled = strncmp(w->text, "sample of ", 10) == 0;
     if (w->kind == MT_FIND_TEXT && trusted && sampled && !setmap_sample_ok(w->text, hist, spec_sets))
         bad += complain(msg, cap, "l1d set_ways%s: a sample of \"%s\" wanted, got \"%s\" (conf "
