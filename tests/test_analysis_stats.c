@@ -93,6 +93,42 @@ static void select_kth_matches_sort(void **state)
     free(s);
 }
 
+/* The selection median (order.c) must be the sorted copy's middle, for
+ * odd and even sizes, runs of equal latencies (the three-way partition's
+ * case), negatives, both zeros, already sorted and reversed input. */
+static void median_select_matches_sort(void **state)
+{
+    (void)state;
+    enum { N = 1001 };
+    double *x = malloc(N * sizeof *x);
+    assert_non_null(x);
+    mt_rng r = {.s = 17};
+    for (int shape = 0; shape < 5; shape++) {
+        for (size_t n = 1; n <= N; n += (n < 40 ? 1 : 37)) {
+            if (shape == 0)
+                synth_fill(&r, x, n, -50.0, 50.0);
+            for (size_t i = 0; i < n; i++) {
+                if (shape == 1) /* a few integer latencies, many ties */
+                    x[i] = 270 + (double)(mt_rng_next(&r) % 4) * 27;
+                else if (shape == 2)
+                    x[i] = (double)i;
+                else if (shape == 3)
+                    x[i] = (double)(n - i);
+                else if (shape == 4)
+                    x[i] = i % 2 ? -0.0 : 0.0;
+            }
+            double *s = NULL, m = NAN;
+            assert_int_equal(mt_an_sorted_copy(x, n, &s), MT_OK);
+            double want = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+            assert_int_equal(mt_an_median_select(x, n, &m), MT_OK);
+            assert_true(m == want);
+            assert_true(mt_median(x, n) == want);
+            free(s);
+        }
+    }
+    free(x);
+}
+
 /* Large sorted copies take the radix path (order.c, RADIX_MIN_N): the
  * result must be the comparison sort's, for negatives, zeros of both signs,
  * ties and latencies whose high bits are all equal (skipped passes). */
@@ -173,6 +209,7 @@ int main(void)
         cmocka_unit_test(describe_large_offset_is_stable),
         cmocka_unit_test(median_even_odd_and_const),
         cmocka_unit_test(select_kth_matches_sort),
+        cmocka_unit_test(median_select_matches_sort),
         cmocka_unit_test(nearest_rank_bounds),
         cmocka_unit_test(miss_mean_mixed_chain),
     };

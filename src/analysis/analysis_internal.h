@@ -19,6 +19,11 @@ mt_err mt_an_sorted_copy(const double *x, size_t n, double **out);
  * passes.  Used where a sorted copy cannot be allocated. */
 double mt_an_select_kth(const double *x, size_t n, size_t k);
 
+/* *out = the median of x[0..n) (the mean of the two middle values for an
+ * even n), as a sorted copy would give it, by selection on a heap copy:
+ * linear instead of n log n.  x is not modified.  n >= 1. */
+mt_err mt_an_median_select(const double *x, size_t n, double *out);
+
 /* Nearest-rank percentile of an ascending array: element ceil(q * n)
  * (1-based, clamped to [1, n]).  n >= 1, 0 <= q <= 1. */
 double mt_an_nearest_rank(const double *sorted, size_t n, double q);

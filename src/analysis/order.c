@@ -106,6 +106,66 @@ mt_err mt_an_sorted_copy(const double *x, size_t n, double **out)
     return MT_OK;
 }
 
+/* Rearranges key[0..n) so that key[k] holds the value a sort would put
+ * there, with no larger value before it and no smaller one after it:
+ * Hoare's selection with a three-way partition (latencies repeat a lot, and
+ * the run of values equal to the pivot ends the search at once) and a
+ * median-of-three pivot; expected linear time. */
+static void select_in_place(uint64_t *key, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the k-th value lies in key[lo..hi) */
+    while (hi - lo > 1) {
+        uint64_t a = key[lo], b = key[lo + (hi - lo) / 2], c = key[hi - 1];
+        uint64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            uint64_t v = key[i];
+            if (v < p) {
+                key[i++] = key[lt];
+                key[lt++] = v;
+            } else if (v > p) {
+                key[i] = key[--gt];
+                key[gt] = v;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return;
+    }
+}
+
+mt_err mt_an_median_select(const double *x, size_t n, double *out)
+{
+    if (!x || !out || n == 0)
+        return MT_ERR_INVALID_ARG;
+    if (n > SIZE_MAX / sizeof(uint64_t))
+        return MT_ERR_NOMEM;
+    uint64_t *key = malloc(n * sizeof *key);
+    if (!key)
+        return MT_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        key[i] = order_key(x[i]);
+    size_t k = n / 2;
+    select_in_place(key, n, k);
+    double m = from_key(key[k]);
+    if (n % 2 == 0) {
+        /* The other middle value: the largest of the lower part. */
+        uint64_t below = key[0];
+        for (size_t i = 1; i < k; i++)
+            below = key[i] > below ? key[i] : below;
+        m = 0.5 * (from_key(below) + m);
+    }
+    free(key);
+    *out = m;
+    return MT_OK;
+}
+
 double mt_an_select_kth(const double *x, size_t n, size_t k)
 {
     if (!x || n == 0)
