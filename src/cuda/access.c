@@ -11,8 +11,8 @@ mt_err mtc_run_access(cuda_impl *im, const mt_experiment *exps, const size_t *wh
                       mt_result *out, mt_errinfo *ei)
 {
     mt_err rc = MT_OK;
-    mtk_access_desc *h = calloc(n, sizeof *h), *d_desc = NULL;
-    uint32_t *d_samples = NULL, *d_smids = NULL, *h_samples = NULL, *h_smids = NULL;
+    mtc_warp_batch b = {0};
+    mtk_access_desc *h = calloc(n, sizeof *h);
     char *d_raw = NULL;
     uint64_t span = 0;
     uint32_t stride = 1;
@@ -31,12 +31,6 @@ mt_err mtc_run_access(cuda_impl *im, const mt_experiment *exps, const size_t *wh
         span = end > span ? end : span;
         stride = e->loads > stride ? e->loads : stride;
     }
-    h_samples = malloc(n * stride * sizeof *h_samples);
-    h_smids = malloc(n * sizeof *h_smids);
-    if (!h_samples || !h_smids) {
-        rc = mt_fail(ei, MT_ERR_NOMEM, "out of memory for %zu access experiments", n);
-        goto out;
-    }
     /* The patterns assume a base aligned to MT_ACCESS_ALIGN (a line of
      * any cache starts there); cudaMalloc promises only 256 B. */
     CK(cudaMalloc((void **)&d_raw, span + MT_ACCESS_ALIGN));
@@ -44,35 +38,14 @@ mt_err mtc_run_access(cuda_impl *im, const mt_experiment *exps, const size_t *wh
     const uint32_t *buf = (const uint32_t *)(d_raw + (MT_ACCESS_ALIGN -
                                                       (uintptr_t)d_raw % MT_ACCESS_ALIGN) %
                                                          MT_ACCESS_ALIGN);
-    CK(cudaMalloc((void **)&d_desc, n * sizeof *d_desc));
-    CK(cudaMalloc((void **)&d_samples, n * stride * sizeof *d_samples));
-    CK(cudaMalloc((void **)&d_smids, n * sizeof *d_smids));
-    CK(cudaMemcpyAsync(d_desc, h, n * sizeof *h, cudaMemcpyHostToDevice, im->stream));
-    CK(mtk_launch_access(d_desc, (unsigned)n, buf, stride, d_samples, d_smids, im->stream));
-    CK(cudaStreamSynchronize(im->stream));
-    CK(cudaMemcpy(h_samples, d_samples, n * stride * sizeof *h_samples, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(h_smids, d_smids, n * sizeof *h_smids, cudaMemcpyDeviceToHost));
-    im->stats.launches++;
-    for (size_t k = 0; k < n; k++) {
-        mt_result *r = &out[which[k]];
-        uint32_t loads = exps[which[k]].loads;
-        r->cycles[0] = malloc((size_t)loads * sizeof *r->cycles[0]);
-        if (!r->cycles[0]) {
-            rc = mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", loads);
-            goto out;
-        }
-        memcpy(r->cycles[0], h_samples + k * stride, (size_t)loads * sizeof *r->cycles[0]);
-        r->n[0] = loads;
-        r->sm_ran = (int)h_smids[k];
-    }
+    if ((rc = mtc_warp_batch_start(im, &b, h, n * sizeof *h, n, stride, ei)) != MT_OK)
+        goto out;
+    CK(mtk_launch_access(b.d_desc, (unsigned)n, buf, stride, b.d_samples, b.d_smids, im->stream));
+    rc = mtc_warp_batch_finish(im, &b, exps, which, out, ei);
 out:
     /* Frees after a failure too; their own errors would hide the first. */
     cudaFree(d_raw);
-    cudaFree(d_desc);
-    cudaFree(d_samples);
-    cudaFree(d_smids);
+    mtc_warp_batch_free(&b);
     free(h);
-    free(h_samples);
-    free(h_smids);
     return rc;
 }

@@ -111,6 +111,22 @@ void mtc_buffers_free_host(cuda_impl *im);
 mt_err mtc_ensure_arena(cuda_impl *im, uint64_t bytes, mt_errinfo *ei);
 mt_err mtc_ensure_staging(cuda_impl *im, size_t succ_words, size_t seq_words, mt_errinfo *ei);
 
+/* warp_batch.c: a batch of one-warp experiments (banks, access), one
+ * launch: the descriptors uploaded, room for `stride` samples and the SM id
+ * of each of n experiments; after the launch, finish waits for it and
+ * fills out[which[k]] with exps[which[k]].loads samples each. */
+typedef struct {
+    size_t n;
+    uint32_t stride;
+    void *d_desc;
+    uint32_t *d_samples, *d_smids, *h_samples, *h_smids;
+} mtc_warp_batch;
+mt_err mtc_warp_batch_start(cuda_impl *im, mtc_warp_batch *b, const void *descs,
+                            size_t desc_bytes, size_t n, uint32_t stride, mt_errinfo *ei);
+mt_err mtc_warp_batch_finish(cuda_impl *im, mtc_warp_batch *b, const mt_experiment *exps,
+                             const size_t *which, mt_result *out, mt_errinfo *ei);
+void mtc_warp_batch_free(mtc_warp_batch *b);
+
 /* banks.c: runs the MT_KIND_BANKS experiments exps[which[0..n-1]] in one
  * launch, filling out[which[k]]. */
 mt_err mtc_run_banks(cuda_impl *im, const mt_experiment *exps, const size_t *which, size_t n,
