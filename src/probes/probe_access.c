@@ -188,6 +188,20 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                            "touched",
                            instr);
     mt_set(c, key, "access_line", &f);
+    if (fit->sector) {
+        f = mt_find_value(fit->sector_group, "sectors", MT_SRC_MEASURED, "access-unit-fit",
+                          fit->group_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                          "%s: sectors cost per group of this many (looked up together)%s",
+                          instr, fit->group_identified ? "" : "; other groups fit as well");
+        mt_set(c, key, "access_sector_group", &f);
+    }
+    int partial_pinned = fit->partial_hi - fit->partial_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
+    f = mt_find_value(fit->per_partial, "cycles", MT_SRC_MEASURED, "access-unit-fit",
+                      partial_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                      "%s: a request by fewer than 32 threads, the others predicated off "
+                      "(accepted models: %.2f..%.2f)",
+                      instr, fit->partial_lo, fit->partial_hi);
+    mt_set(c, key, "access_partial_cycles", &f);
     int sec_pinned = fit->sector_hi - fit->sector_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
     int pass_pinned = fit->pass_hi - fit->pass_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
     f = mt_find_value(fit->per_sector, "cycles", MT_SRC_MEASURED, "access-unit-fit",
@@ -205,23 +219,29 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                       "every thread reading one word: %.1f)",
                       instr, lv[0].level);
     mt_set(c, key, "access_latency", &f);
-    int clear = (!fit->sector || fit->sector_identified) && fit->pass_identified && sec_pinned &&
-                pass_pinned;
+    int clear = (!fit->sector || (fit->sector_identified && fit->group_identified)) &&
+                fit->pass_identified && sec_pinned && pass_pinned && partial_pinned;
     f = mt_find_value(0, "", MT_SRC_MEASURED, "access-unit-fit",
                       clear ? ACCESS_CONF : MT_CONF_INCONSISTENT,
                       "%s: %zu patterns, worst residual %.1f; %s", instr, n,
                       fit->max_residual, table);
     f.kind = MT_FIND_TEXT;
+    char group[48] = "", partial[48] = "";
+    if (fit->sector_group > 1)
+        snprintf(group, sizeof group, " group of %u", fit->sector_group);
+    if (fit->per_partial > 0)
+        snprintf(partial, sizeof partial, ", +%.1f for a partial warp", fit->per_partial);
     if (fit->sector)
         snprintf(f.text, sizeof f.text,
-                 "a warp request costs %.1f cycles, +%.1f per extra %s, +%.1f per extra %u B "
-                 "sector touched",
-                 fit->base, fit->per_pass, pass, fit->per_sector, fit->sector);
+                 "a warp request costs %.1f cycles, +%.1f per extra %s, +%.1f per extra%s %u B "
+                 "sector%s touched%s",
+                 fit->base, fit->per_pass, pass, fit->per_sector, group, fit->sector,
+                 fit->sector_group > 1 ? "s" : "", partial);
     else
         snprintf(f.text, sizeof f.text,
                  "a warp request costs %.1f cycles, +%.1f per extra %s (sectors: no extra "
-                 "cost)",
-                 fit->base, fit->per_pass, pass);
+                 "cost)%s",
+                 fit->base, fit->per_pass, pass, partial);
     mt_set(c, key, "coalescing", &f);
 }
 
@@ -304,6 +324,8 @@ static const mt_finding_decl provides[] = {
     {"l1d.access_sector_cycles", "cost per extra sector (ld.global.ca)"},
     {"l1d.access_pass_cycles", "cost per extra pass (ld.global.ca)"},
     {"l1d.access_latency", "one-sector warp request (ld.global.ca)"},
+    {"l1d.access_sector_group", "sectors looked up together (ld.global.ca)"},
+    {"l1d.access_partial_cycles", "extra cost of a partial warp (ld.global.ca)"},
     {"l2.coalescing", "warp load cost rule (ld.global.cg)"},
     {"l2.access_sector", "request sector (ld.global.cg)"},
     {"l2.access_pass", "what one pass of a request is (ld.global.cg)"},
@@ -311,6 +333,8 @@ static const mt_finding_decl provides[] = {
     {"l2.access_sector_cycles", "cost per extra sector (ld.global.cg)"},
     {"l2.access_pass_cycles", "cost per extra pass (ld.global.cg)"},
     {"l2.access_latency", "one-sector warp request (ld.global.cg)"},
+    {"l2.access_sector_group", "sectors looked up together (ld.global.cg)"},
+    {"l2.access_partial_cycles", "extra cost of a partial warp (ld.global.cg)"},
     {NULL}};
 const mt_probe_desc mt_probe_access = {
     .name = "access",
