@@ -189,7 +189,7 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                            instr);
     mt_set(c, key, "access_line", &f);
     if (fit->sector) {
-        f = mt_find_value(fit->sector_group, "sectors", MT_SRC_MEASURED, "access-unit-fit",
+        f = mt_find_value(fit->sector_group, "count", MT_SRC_MEASURED, "access-unit-fit",
                           fit->group_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
                           "%s: sectors cost per group of this many (looked up together)%s",
                           instr, fit->group_identified ? "" : "; other groups fit as well");

@@ -80,13 +80,13 @@ mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page)
         bool is_sharp = mt_tlb_is_step(&sharp) && sharp.shift > lv->step / 2;
         uint64_t lo = fits ? 2 * fits : first > 1 ? 1 : stepped;
         if (lo == stepped)
-            f = mt_find_value((double)stepped, "ways", MT_SRC_MEASURED, "pchase-fine paired",
+            f = mt_find_value((double)stepped, "count", MT_SRC_MEASURED, "pchase-fine paired",
                               is_sharp ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT,
                               "%llu sets: %llu pages %llu pages apart thrash, %llu fit",
                               (unsigned long long)sets, (unsigned long long)(2 * stepped),
                               (unsigned long long)sets, (unsigned long long)stepped);
         else
-            f = mt_find_range((double)lo, (double)stepped, "ways", "pchase-fine paired",
+            f = mt_find_range((double)lo, (double)stepped, "count", "pchase-fine paired",
                               is_sharp ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT,
                               "%llu pages %llu pages apart thrash; fewer ways were not tried",
                               (unsigned long long)(2 * stepped), (unsigned long long)sets);
@@ -95,13 +95,13 @@ mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page)
                                    "set indexed by the page number modulo the sets",
                                    (unsigned long long)(stepped + 1));
     } else if (all_tried && (fits || entries == 1)) {
-        f = mt_find_value((double)entries, "ways", MT_SRC_MEASURED, "pchase-fine paired",
+        f = mt_find_value((double)entries, "count", MT_SRC_MEASURED, "pchase-fine paired",
                           MT_CONF_AGG_MIXED,
                           "fully associative: %llu pages fitted at every stride of entries / w "
                           "pages (w a power of two dividing the entries)",
                           (unsigned long long)(2 * fits));
     } else if (fits) {
-        f = mt_find_bound((double)(2 * fits - 1), "ways", "pchase-fine paired", MT_CONF_AGG_MIXED,
+        f = mt_find_bound((double)(2 * fits - 1), "count", "pchase-fine paired", MT_CONF_AGG_MIXED,
                           "%llu pages %llu pages apart fitted; fewer sets did not fit the "
                           "stride, the memory or the page",
                           (unsigned long long)(2 * fits), (unsigned long long)(entries / fits));
