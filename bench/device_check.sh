@@ -9,7 +9,8 @@
 #   3. two reports at once on the same GPU,
 #   4. a run interrupted by SIGINT, and the replay of its recording,
 #   5. the carveout sweep (recorded),
-#   6. the opt-in bandwidth and TLB probes (recorded),
+#   6. the opt-in bandwidth and TLB probes (recorded), and two more TLB
+#      and access runs (the three-run agreement of issue 9),
 #   7. the opt-in L2 geometry and L1 per-set map (recorded),
 #   8. the other opt-in probes: latency matrix, clusters and TMA,
 #      instruction caches, and MT_OPTIN_EXTRA's flags (recorded),
@@ -70,6 +71,15 @@ s=$(date +%s%N)
 ./build/memtopo --only l2,l2map --bandwidth --tlb --json "$out/bwtlb.json" --record "$brec" >"$out/bwtlb.txt" 2>"$out/bwtlb.err"
 echo "bandwidth + tlb: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 tar -C "$(dirname "$brec")" -cJf "$out/rec-bwtlb.tar.xz" rec-bwtlb
+# 6b. two more TLB and access runs (not recorded): issue 9 asks for the TLB
+#     level (entries, page, penalty, the first level's ways) and the access
+#     rule in three runs that agree (the first ones are 6 and 8)
+for i in 2 3; do
+  ./build/memtopo --only l2 --tlb --json "$out/tlb$i.json" >"$out/tlb$i.txt" 2>>"$out/log.txt"
+  echo "tlb run $i: rc=$?" | tee -a "$out/log.txt"
+  ./build/memtopo --only l1d --access --json "$out/access$i.json" >"$out/access$i.txt" 2>>"$out/log.txt"
+  echo "access run $i: rc=$?" | tee -a "$out/log.txt"
+done
 fi
 # 7. the L2's own geometry and the L1 per-set map (issue 8, opt-in
 #    --geometry), recorded

@@ -7,15 +7,18 @@
  * cache and a pass (its line, or a bank wavefront of [shared]'s banks);
  * with one costing unit only, that unit as the pass and no sector term
  * (cost 0); with none, no pass (every model fits: only the zero costs are
- * judged).  A trusted unit must be that unit, a trusted cost within
+ * judged); with tag groups, the line as the sector, counted in the spec's
+ * groups.  A trusted unit (and group) must be that unit, a trusted cost
+ * (the partial warp's too) within
  * ACCESS_TRUTH_CYCLES of it, the intercept within 2 cycles of the cache's
  * latency for the path. */
 #define ACCESS_TRUTH_CYCLES 1.0
 
 typedef struct {
     uint32_t sector;     /* 0: no sector term */
+    uint32_t group;      /* sectors counted in groups of this many */
     uint32_t line, row;  /* the pass: a line, or (line 0) a bank row; both 0: none */
-    double sector_cost, pass_cost;
+    double sector_cost, pass_cost, partial_cost;
 } access_truth;
 
 static access_truth access_truth_of(const mt_sim_spec *s, int cg, const mt_sim_cache_spec *cs)
@@ -23,7 +26,17 @@ static access_truth access_truth_of(const mt_sim_spec *s, int cg, const mt_sim_c
     const mt_sim_access_spec *a = &s->access;
     double sc = a->sector_cycles[cg], pc = a->line_cycles[cg];
     int banks = a->bank_passes[cg];
-    access_truth t = {0, 0, 0, 0, 0};
+    access_truth t = {0, 1, 0, 0, 0, 0, a->partial_cycles[cg]};
+    /* Tag groups (spec rule: bank passes that cost, no sector cost): the
+     * fit's sector term is the line, counted in groups. */
+    if (a->tag_cycles[cg] > 0) {
+        t.sector = cs->line;
+        t.group = a->tag_group[cg];
+        t.sector_cost = a->tag_cycles[cg];
+        t.row = s->banks.count * 4;
+        t.pass_cost = pc;
+        return t;
+    }
     /* Sector and line of one size count the same blocks: one unit. */
     if (!banks && cs->sector == cs->line) {
         pc += sc;
@@ -87,9 +100,17 @@ static int access_path_check(const mt_sim_spec *s, const mt_topology *t, int cg,
         !(f->kind == MT_FIND_ABSENT && w.row))
         bad += complain(msg, cap, "%s access_line: want %u (0: not a line), got kind %d %.0f "
                         "(conf %.2f)\n", key, w.line, f->kind, f->value, f->confidence);
-    static const char *const costs[2] = {"access_sector_cycles", "access_pass_cycles"};
-    double want[2] = {w.sector_cost, w.pass_cost};
-    for (int i = 0; i < 2; i++) {
+    f = F(t, key, "access_sector_group");
+    /* Reported with a sector term only: none without one is right. */
+    if (trusted_claim(f) && !(f->kind == MT_FIND_VALUE && w.sector && f->value == w.group) &&
+        !(f->kind == MT_FIND_NONE && !w.sector))
+        bad += complain(msg, cap, "%s access_sector_group: want %u (sector %u), got kind %d %.0f "
+                        "(conf %.2f)\n", key, w.group, w.sector, f->kind, f->value,
+                        f->confidence);
+    static const char *const costs[3] = {"access_sector_cycles", "access_pass_cycles",
+                                         "access_partial_cycles"};
+    double want[3] = {w.sector_cost, w.pass_cost, w.partial_cost};
+    for (int i = 0; i < 3; i++) {
         f = F(t, key, costs[i]);
         if (trusted_claim(f) &&
             !(f->kind == MT_FIND_VALUE && fabs(f->value - want[i]) <= ACCESS_TRUTH_CYCLES))

@@ -5,7 +5,21 @@
  * entries and the first level's page exact, the reach (entries x page)
  * within one page, the miss penalty as every miss penalty (max(4 cycles,
  * 5%)).  A level the spec does not have has no entries at all: only a
- * lower bound (any) is true of it. */
+ * lower bound (any) is true of it.  The simulator's levels are fully
+ * associative (docs/spec-format.md), so the first level's ways are its
+ * entries: a value exactly, or a range or bound holding them (the probe
+ * stops at the memory, the page or the stride's bits). */
+
+static int tlb_ways_ok(const mt_finding *f, double want, char *msg, size_t cap)
+{
+    if (f->kind == MT_FIND_NONE || (f->kind == MT_FIND_VALUE && f->value == want) ||
+        (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi) ||
+        (f->kind == MT_FIND_LOWER_BOUND && f->lo < want) || flagged(f, want))
+        return 0;
+    return complain(msg, cap, "tlb1 ways: want %.0f (fully associative), got kind %d %.0f "
+                    "[%.0f, %.0f] (conf %.2f)\n", want, f->kind, f->value, f->lo, f->hi,
+                    f->confidence);
+}
 
 static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -21,10 +35,11 @@ static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size
         const mt_finding *en = F(t, k, "entries"), *reach = F(t, k, "reach");
         const mt_finding *pen = F(t, k, "miss_penalty");
         const mt_finding *page = d == 0 ? F(t, k, "page") : NULL;
+        const mt_finding *ways = d == 0 ? F(t, k, "ways") : NULL;
         char what[64];
         if (d >= s->n_tlbs) {
             /* No such level: a value or a range of anything is a false claim. */
-            const mt_finding *claims[] = {en, reach, pen, page};
+            const mt_finding *claims[] = {en, reach, pen, page, ways};
             for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) {
                 const mt_finding *f = claims[i];
                 if (!f || f->kind == MT_FIND_NONE || f->kind == MT_FIND_LOWER_BOUND)
@@ -51,6 +66,8 @@ static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size
                             (unsigned long long)tr->page, reach->kind, reach->value);
         if (pen->kind != MT_FIND_NONE)
             bad += penalty_ok(pen, tr->miss_penalty, k, msg, cap);
+        if (ways)
+            bad += tlb_ways_ok(ways, (double)tr->entries, msg, cap);
     }
     return bad;
 }

@@ -74,6 +74,53 @@ static void keys_defaults_and_errors(void **state)
     free(s);
 }
 
+/* Tag groups and the partial warp: defaults, limits, the rule that keeps a
+ * tag group measurable, and what the model charges. */
+static void tag_and_partial_keys(void **state)
+{
+    (void)state;
+    mt_sim_spec *s = malloc(sizeof *s);
+    assert_non_null(s);
+    mt_errinfo ei = {{0}};
+    assert_int_equal(parse_with("[access]\nca_line_cycles = 2\n", s, &ei), MT_OK);
+    assert_int_equal(s->access.tag_group[0], 1);
+    assert_true(s->access.tag_cycles[0] == 0 && s->access.partial_cycles[1] == 0);
+    assert_int_equal(parse_with("[access]\nca_line_cycles = 2\nca_passes = banks\n"
+                                "ca_tag_cycles = 1\nca_tag_group = 4\nca_partial_cycles = 3\n",
+                                s, &ei),
+                     MT_OK);
+    assert_int_equal(s->access.tag_group[0], 4);
+    /* A warp at a stride of 9 words: one wavefront, 9 lines of 128 B in 3
+     * groups of 4: 2 extra groups; 16 threads of it: a partial warp too. */
+    mt_banks x = {.word_bytes = 4, .n_threads = 32};
+    for (uint32_t t = 0; t < 32; t++)
+        x.word_index[t] = 9 * t;
+    double extra = mt_sim_access_extra(&s->access, 0, &s->banks, &x, 32, 128);
+    assert_true(fabs(extra - 2.0) < 1e-9);
+    x.n_threads = 16; /* 5 lines: 1 extra group, and the partial warp */
+    extra = mt_sim_access_extra(&s->access, 0, &s->banks, &x, 32, 128);
+    assert_true(fabs(extra - 4.0) < 1e-9);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"[access]\nca_tag_group = 3\n", "ca_tag_group = 3 is not a power of two"},
+        {"[access]\ncg_tag_group = 16\n", "cg_tag_group"},
+        {"[access]\nca_partial_cycles = 0.2\n", "neither 0 nor at least 1"},
+        {"[access]\nca_tag_cycles = 1\n", "ca_tag_cycles needs ca_passes = banks"},
+        {"[access]\nca_passes = banks\nca_sector_cycles = 1\nca_tag_cycles = 1\n",
+         "no ca_sector_cycles"},
+        {"[access]\ncg_passes = banks\ncg_line_cycles = 0\ncg_tag_cycles = 2\n",
+         "nonzero cg_line_cycles"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ei.msg[0] = '\0';
+        assert_int_equal(parse_with(bad[i].text, s, &ei), MT_ERR_SPEC_PARSE);
+        if (!strstr(ei.msg, bad[i].want) || !strstr(ei.msg, "access.spec:"))
+            fail_msg("\"%s\": %s", bad[i].text, ei.msg);
+    }
+    free(s);
+}
+
 static mt_experiment stride(mt_path p, uint32_t s, uint32_t offset_words, uint32_t loads)
 {
     uint32_t idx[32];
@@ -164,6 +211,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(keys_defaults_and_errors),
+        cmocka_unit_test(tag_and_partial_keys),
         cmocka_unit_test(experiments_cost_the_model),
         cmocka_unit_test(replays_what_was_recorded),
     };

@@ -93,7 +93,12 @@ What is drawn, and the limits kept:
     left out a quarter of the time (the default), else 0 a third of the
     time and log-uniform over the format's 1..64 cycles otherwise;
     ca_passes and cg_passes left out, lines or banks (banks only with 4 B
-    banks, the format's rule).
+    banks, the format's rule); then, from a further RNG of its own, per
+    path the partial-warp cost (left out half the time, else 0 or 1..64),
+    the tag group (left out half the time, else 1, 2, 4 or 8) and, where
+    the format allows a tag cost (bank passes whose line cost is above 0,
+    no sector cost), the tag cost 60% of the time (0 a quarter of those,
+    else log-uniform over 1..64).
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -478,6 +483,7 @@ outlier_cycles = {R.randint(200, 10000)}
     access_text = _access(random.Random(f"issue9 access {seed}"),
                           "bank_width = 8" not in _banks(seed))
     if access_text:
+        access_text += _access_tags(random.Random(f"issue9 access tags {seed}"), access_text)
         out.append(access_text)
     return "\n".join(out)
 
@@ -504,6 +510,37 @@ def _access(A, four_byte_banks):
         if passes:
             lines.append(f"{path}_passes = {passes}")
     return "\n".join(lines) + "\n"
+
+
+ACCESS_MAX_GROUP = 8           # docs/spec-format.md, [access]: tag_group's most
+
+
+def _access_tags(T, section):
+    """The tag-group and partial-warp keys of a drawn [access] section:
+    per path, partial_cycles left out half the time, else 0 a third of the
+    time and log-uniform over 1..64; tag_group any power of two up to 8;
+    tag_cycles (0 or 1..64) only where the format allows it (bank passes,
+    a line cost above 0, no sector cost)."""
+    keys = dict(line.split(" = ") for line in section.splitlines()[1:])
+    lines = []
+    for path in ("ca", "cg"):
+        if T.random() < 0.5:
+            cost = 0 if T.random() < 1 / 3 else _log_uniform(T, ACCESS_MIN_CYCLES,
+                                                             ACCESS_MAX_CYCLES)
+            lines.append(f"{path}_partial_cycles = {max(ACCESS_MIN_CYCLES, round(cost, 2)) if cost else 0}")
+        group = 2 ** T.randint(0, int(math.log2(ACCESS_MAX_GROUP)))
+        if T.random() < 0.5:
+            lines.append(f"{path}_tag_group = {group}")
+        # cg's line cost follows ca's, ca's the [shared] conflict cost (>= 1).
+        line_cost = float(keys.get(f"{path}_line_cycles",
+                                   keys.get("ca_line_cycles", "1") if path == "cg" else "1"))
+        allowed = (keys.get(f"{path}_passes") == "banks" and line_cost > 0 and
+                   float(keys.get(f"{path}_sector_cycles", "0")) == 0)
+        if allowed and T.random() < 0.6:
+            cost = 0 if T.random() < 1 / 4 else _log_uniform(T, ACCESS_MIN_CYCLES,
+                                                             ACCESS_MAX_CYCLES)
+            lines.append(f"{path}_tag_cycles = {max(ACCESS_MIN_CYCLES, round(cost, 2)) if cost else 0}")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _cluster(C):

@@ -35,19 +35,22 @@ uint32_t mt_access_wavefronts(const mt_access_pattern *p, uint32_t row)
     return most;
 }
 
-/* Solves the 3x3 system a x = b by Gaussian elimination with partial
- * pivoting; -1 when it is singular (the patterns cannot separate the
- * columns). */
-static int solve3(double a[3][3], double b[3], double x[3])
+/* Columns of a fit: intercept, sector groups, passes, partial warp. */
+#define COLS 4
+
+/* Solves the COLS x COLS system a x = b by Gaussian elimination with
+ * partial pivoting; -1 when it is singular (the patterns cannot separate
+ * the columns). */
+static int solve(double a[COLS][COLS], double b[COLS], double x[COLS])
 {
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < COLS; c++) {
         int piv = c;
-        for (int r = c + 1; r < 3; r++)
+        for (int r = c + 1; r < COLS; r++)
             if (fabs(a[r][c]) > fabs(a[piv][c]))
                 piv = r;
         if (fabs(a[piv][c]) < 1e-9)
             return -1;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < COLS; k++) {
             double t = a[c][k];
             a[c][k] = a[piv][k];
             a[piv][k] = t;
@@ -55,16 +58,16 @@ static int solve3(double a[3][3], double b[3], double x[3])
         double t = b[c];
         b[c] = b[piv];
         b[piv] = t;
-        for (int r = c + 1; r < 3; r++) {
+        for (int r = c + 1; r < COLS; r++) {
             double f = a[r][c] / a[c][c];
-            for (int k = c; k < 3; k++)
+            for (int k = c; k < COLS; k++)
                 a[r][k] -= f * a[c][k];
             b[r] -= f * b[c];
         }
     }
-    for (int c = 2; c >= 0; c--) {
+    for (int c = COLS - 1; c >= 0; c--) {
         double s = b[c];
-        for (int k = c + 1; k < 3; k++)
+        for (int k = c + 1; k < COLS; k++)
             s -= a[c][k] * x[k];
         x[c] = s / a[c][c];
     }
@@ -73,58 +76,70 @@ static int solve3(double a[3][3], double b[3], double x[3])
 
 typedef struct {
     uint32_t g, line, row; /* sector (0: none); pass: line bytes, or bank row (line 0) */
+    uint32_t k;            /* sectors per group: the sector term counts groups of k */
+    int partial;           /* the partial-warp term is fitted */
 } candidate;
 
 typedef struct {
-    double coef[3], sse, worst;
+    double coef[COLS], sse, worst;
     int within; /* accepted */
 } cand_fit;
+
+/* A pattern's counts under candidate c (each minus its least: 0 for a
+ * request of one group and one pass by a full warp). */
+static void columns(const mt_access_pattern *p, candidate c, double x[COLS])
+{
+    x[0] = 1;
+    x[1] = c.g ? ceil((double)mt_access_units(p, c.g) / c.k) - 1 : 0;
+    x[2] = (double)(c.line ? mt_access_units(p, c.line) : mt_access_wavefronts(p, c.row)) - 1;
+    x[3] = c.partial && p->n < MT_ACCESS_WARP ? 1 : 0;
+}
 
 static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
                           candidate c, cand_fit *f)
 {
-    double xs[128][3];
-    double ata[3][3] = {{0}}, atb[3] = {0};
+    double xs[128][COLS];
+    double ata[COLS][COLS] = {{0}}, atb[COLS] = {0};
     /* A column constant over the patterns (a unit no pattern crosses)
      * explains nothing: it is left out (coefficient 0). */
-    int used[3] = {1, 0, 0};
+    int used[COLS] = {1, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
-        xs[i][0] = 1;
-        xs[i][1] = c.g ? (double)mt_access_units(&p[i], c.g) - 1 : 0;
-        xs[i][2] = (double)(c.line ? mt_access_units(&p[i], c.line)
-                                   : mt_access_wavefronts(&p[i], c.row)) -
-                   1;
-        used[1] |= xs[i][1] != xs[0][1];
-        used[2] |= xs[i][2] != xs[0][2];
+        columns(&p[i], c, xs[i]);
+        for (int j = 1; j < COLS; j++)
+            used[j] |= xs[i][j] != xs[0][j];
     }
     for (size_t i = 0; i < n; i++)
-        for (int j = 0; j < 3; j++) {
+        for (int j = 0; j < COLS; j++) {
             if (!used[j])
                 continue;
             atb[j] += xs[i][j] * lv[i].level;
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < COLS; k++)
                 ata[j][k] += used[k] ? xs[i][j] * xs[i][k] : 0;
         }
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < COLS; j++)
         if (!used[j])
             ata[j][j] = 1, atb[j] = 0;
-    f->coef[0] = f->coef[1] = f->coef[2] = 0;
+    for (int j = 0; j < COLS; j++)
+        f->coef[j] = 0;
     f->within = 0;
     f->sse = f->worst = INFINITY;
-    if (solve3(ata, atb, f->coef))
-        return; /* the two counts are one over these patterns: no fit */
+    if (solve(ata, atb, f->coef))
+        return; /* two counts are one over these patterns: no fit */
     f->sse = f->worst = 0;
     f->within = 1;
     /* A level may miss by up to MT_ACCESS_FIT_PASS_SHARE of the cheapest
      * unit's cost (so a model one unit off somewhere is rejected), at most
-     * MT_ACCESS_FIT_TOLERANCE_CYCLES, at least its noise. */
+     * MT_ACCESS_FIT_TOLERANCE_CYCLES, at least its noise.  The partial
+     * warp's cost is not a unit: a pattern is never one "off" in it. */
     double cheapest = used[2] ? fabs(f->coef[2]) : 0;
     if (used[1] && fabs(f->coef[1]) < cheapest)
         cheapest = fabs(f->coef[1]);
     double tol = MT_ACCESS_FIT_PASS_SHARE * cheapest;
     tol = tol < MT_ACCESS_FIT_TOLERANCE_CYCLES ? tol : MT_ACCESS_FIT_TOLERANCE_CYCLES;
     for (size_t i = 0; i < n; i++) {
-        double r = lv[i].level - (f->coef[0] + f->coef[1] * xs[i][1] + f->coef[2] * xs[i][2]);
+        double r = lv[i].level;
+        for (int j = 0; j < COLS; j++)
+            r -= f->coef[j] * xs[i][j];
         double allow = MT_ACCESS_FIT_SE_FACTOR * lv[i].se;
         allow = allow > tol ? allow : tol;
         f->sse += r * r;
@@ -137,6 +152,10 @@ static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, s
     if (c.g)
         f->within &= f->coef[1] >= MT_ACCESS_MIN_COST_CYCLES &&
                      f->coef[2] >= MT_ACCESS_MIN_COST_CYCLES;
+    /* A partial warp's term only where it costs: a free one is the
+     * candidate without it (met first). */
+    if (c.partial)
+        f->within &= f->coef[3] >= MT_ACCESS_MIN_COST_CYCLES;
 }
 
 static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t n, candidate c,
@@ -149,16 +168,21 @@ static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t
         if (!out->accepted) {
             out->sector_lo = out->sector_hi = f.coef[1];
             out->pass_lo = out->pass_hi = f.coef[2];
+            out->partial_lo = out->partial_hi = f.coef[3];
             out->sector_identified = c.g != 0;
+            out->group_identified = 1;
             out->pass_identified = 1;
         } else {
             out->sector_identified &= c.g != 0 && c.g == acc->g;
+            out->group_identified &= c.k == acc->k;
             out->pass_identified &= c.line == acc->line && c.row == acc->row;
         }
         out->sector_lo = fmin(out->sector_lo, f.coef[1]);
         out->sector_hi = fmax(out->sector_hi, f.coef[1]);
         out->pass_lo = fmin(out->pass_lo, f.coef[2]);
         out->pass_hi = fmax(out->pass_hi, f.coef[2]);
+        out->partial_lo = fmin(out->partial_lo, f.coef[3]);
+        out->partial_hi = fmax(out->partial_hi, f.coef[3]);
         *acc = c;
         out->accepted++;
     }
@@ -168,7 +192,9 @@ static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t
         *best_sse = f.sse;
         *best_within = f.within;
         out->sector = c.g, out->line = c.line, out->bank_row = c.row;
+        out->sector_group = c.g ? c.k : 1;
         out->base = f.coef[0], out->per_sector = f.coef[1], out->per_pass = f.coef[2];
+        out->per_partial = f.coef[3];
         out->max_residual = f.worst;
     }
 }
@@ -181,15 +207,21 @@ mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv,
     *out = (mt_access_fit){0};
     double best_sse = INFINITY;
     int best_within = 0;
-    candidate acc = {0, 0, 0};
-    /* g = 0 first: without a sector term; then each sector with each line
-     * above it and each bank row (a row's banks are not a sector's
-     * container: any sector goes with any row). */
-    for (uint32_t g = 0; g <= MT_ACCESS_MAX_UNIT; g = g ? 2 * g : MT_ACCESS_MIN_UNIT) {
-        for (uint32_t l = g ? 2 * g : MT_ACCESS_MIN_UNIT; l <= MT_ACCESS_MAX_UNIT; l *= 2)
-            consider(p, lv, n, (candidate){g, l, 0}, out, &acc, &best_sse, &best_within);
-        for (uint32_t r = MT_ACCESS_MIN_ROW; r <= MT_ACCESS_MAX_ROW; r *= 2)
-            consider(p, lv, n, (candidate){g, 0, r}, out, &acc, &best_sse, &best_within);
-    }
+    candidate acc = {0, 0, 0, 1, 0};
+    /* Without the partial-warp term first, then with it.  g = 0 first:
+     * without a sector term; then each sector with each line above it and
+     * each bank row (a row's banks are not a sector's container: any
+     * sector goes with any row), its sectors counted one by one, then in
+     * groups of 2 .. MT_ACCESS_MAX_GROUP (looked up that many a cycle). */
+    for (int partial = 0; partial <= 1; partial++)
+        for (uint32_t g = 0; g <= MT_ACCESS_MAX_UNIT; g = g ? 2 * g : MT_ACCESS_MIN_UNIT)
+            for (uint32_t k = 1; k <= (g ? MT_ACCESS_MAX_GROUP : 1); k *= 2) {
+                for (uint32_t l = g ? 2 * g : MT_ACCESS_MIN_UNIT; l <= MT_ACCESS_MAX_UNIT; l *= 2)
+                    consider(p, lv, n, (candidate){g, l, 0, k, partial}, out, &acc, &best_sse,
+                             &best_within);
+                for (uint32_t r = MT_ACCESS_MIN_ROW; r <= MT_ACCESS_MAX_ROW; r *= 2)
+                    consider(p, lv, n, (candidate){g, 0, r, k, partial}, out, &acc, &best_sse,
+                             &best_within);
+            }
     return MT_OK;
 }

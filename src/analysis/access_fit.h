@@ -8,7 +8,10 @@
  * an array of R / 4 banks of 4 bytes (the most distinct words any one bank
  * must deliver: the L1 shares its array with shared memory since Volta).
  * Least squares fits
- *     level = base + per_sector x (sectors - 1) + per_pass x (passes - 1).
+ *     level = base + per_sector x (ceil(sectors / k) - 1) + per_pass x (passes - 1)
+ *             [+ per_partial when fewer than 32 threads load],
+ * the sectors counted one by one (k = 1) or in groups of k, and the
+ * partial-warp term tried only after every candidate without it.
  * A candidate is accepted when it predicts every pattern's level within
  * max(min(MT_ACCESS_FIT_PASS_SHARE x its cheapest cost,
  * MT_ACCESS_FIT_TOLERANCE_CYCLES), MT_ACCESS_FIT_SE_FACTOR x that level's
@@ -57,6 +60,14 @@
  * cost (MT_SIM_MIN_ACCESS_CYCLES). */
 #define MT_ACCESS_MIN_COST_CYCLES 0.5
 
+/* Sector groups tried: the sector term counts the sectors a request
+ * touches one by one, or in groups of 2, 4 or 8 (a tag stage looking up
+ * that many a cycle: the H100's L1 adds a cycle per 4 lines). */
+#define MT_ACCESS_MAX_GROUP 8u
+/* Threads of a warp: a pattern of fewer (the others predicated off) may
+ * cost a fixed extra (the partial-warp term). */
+#define MT_ACCESS_WARP 32u
+
 /* A warp's pattern: thread t < n reads byte 4 x word[t] from an aligned
  * base. */
 typedef struct {
@@ -75,16 +86,19 @@ typedef struct {
     uint32_t sector;        /* 0: no cost per sector */
     uint32_t line;          /* pass = a line of this many bytes, or ... */
     uint32_t bank_row;      /* ... (line 0) a bank wavefront of this row */
-    double base, per_sector, per_pass; /* its fit */
+    uint32_t sector_group;  /* sectors counted in groups of this many (1: one by one) */
+    double base, per_sector, per_pass; /* its fit (per_sector: per extra group) */
+    double per_partial;     /* a warp with inactive threads costs this more (0: not fitted) */
     double max_residual;    /* its largest |level - fitted| */
     int candidates;         /* candidates tried */
     int accepted;           /* candidates accepted (0: none explains the levels) */
     int sector_identified;  /* every accepted candidate has this sector > 0 */
     int pass_identified;    /* every accepted candidate has this pass model */
+    int group_identified;   /* every accepted candidate has this sector group */
     /* The costs every accepted candidate fits, lowest and highest: a cost
      * is pinned when they agree within MT_ACCESS_COST_SPREAD_CYCLES, even
      * where the unit is not (a zero cost per sector fits any sector). */
-    double sector_lo, sector_hi, pass_lo, pass_hi;
+    double sector_lo, sector_hi, pass_lo, pass_hi, partial_lo, partial_hi;
 } mt_access_fit;
 
 /* Fits levels lv[0..n-1] of patterns p[0..n-1] (4 <= n <= 128) over every

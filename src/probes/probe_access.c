@@ -77,6 +77,23 @@ static size_t build_patterns(mt_access_pattern *p)
     return n;
 }
 
+/* The group patterns, run in a batch of their own (a recording made
+ * before them has the first batch only): strides of 5 and 9 words (20
+ * and 36 B), one bank wavefront each (5 and 9 are odd: every thread in
+ * its own bank) over 5 and 9 lines of 128 B, which tell sectors counted in
+ * groups of 2, 4 and 8 apart (groups of 4: 1 and 2 extra; of 8: 0 and 1). */
+static size_t build_group_patterns(mt_access_pattern *p)
+{
+    static const uint32_t odd[] = {5, 9};
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof odd / sizeof *odd; k++, n++) {
+        p[n].n = ACCESS_WARP;
+        for (uint32_t t = 0; t < ACCESS_WARP; t++)
+            p[n].word[t] = t * odd[k];
+    }
+    return n;
+}
+
 /* "s4" (stride in words), "o32" (offset bytes), "n8" (threads), "b"
  * (broadcast), "h" (half-warps): the table's column names. */
 static void pattern_name(size_t i, char *buf, size_t cap)
@@ -84,7 +101,7 @@ static void pattern_name(size_t i, char *buf, size_t cap)
     static const char *const names[] = {"b",    "s1",   "s2",   "s4",  "s8",  "s16", "s32",
                                         "s64",  "s128", "s256", "s512", "o4", "o16", "o32",
                                         "o64",  "o96",  "n1",   "n8",   "n16", "h",
-                                        "k17",  "k33",  "k65"};
+                                        "k17",  "k33",  "k65",  "k5",  "k9"};
     snprintf(buf, cap, "%s", i < sizeof names / sizeof *names ? names[i] : "?");
 }
 
@@ -171,6 +188,20 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                            "touched",
                            instr);
     mt_set(c, key, "access_line", &f);
+    if (fit->sector) {
+        f = mt_find_value(fit->sector_group, "count", MT_SRC_MEASURED, "access-unit-fit",
+                          fit->group_identified ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                          "%s: sectors cost per group of this many (looked up together)%s",
+                          instr, fit->group_identified ? "" : "; other groups fit as well");
+        mt_set(c, key, "access_sector_group", &f);
+    }
+    int partial_pinned = fit->partial_hi - fit->partial_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
+    f = mt_find_value(fit->per_partial, "cycles", MT_SRC_MEASURED, "access-unit-fit",
+                      partial_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
+                      "%s: a request by fewer than 32 threads, the others predicated off "
+                      "(accepted models: %.2f..%.2f)",
+                      instr, fit->partial_lo, fit->partial_hi);
+    mt_set(c, key, "access_partial_cycles", &f);
     int sec_pinned = fit->sector_hi - fit->sector_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
     int pass_pinned = fit->pass_hi - fit->pass_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
     f = mt_find_value(fit->per_sector, "cycles", MT_SRC_MEASURED, "access-unit-fit",
@@ -188,41 +219,40 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                       "every thread reading one word: %.1f)",
                       instr, lv[0].level);
     mt_set(c, key, "access_latency", &f);
-    int clear = (!fit->sector || fit->sector_identified) && fit->pass_identified && sec_pinned &&
-                pass_pinned;
+    int clear = (!fit->sector || (fit->sector_identified && fit->group_identified)) &&
+                fit->pass_identified && sec_pinned && pass_pinned && partial_pinned;
     f = mt_find_value(0, "", MT_SRC_MEASURED, "access-unit-fit",
                       clear ? ACCESS_CONF : MT_CONF_INCONSISTENT,
                       "%s: %zu patterns, worst residual %.1f; %s", instr, n,
                       fit->max_residual, table);
     f.kind = MT_FIND_TEXT;
+    char group[48] = "", partial[48] = "";
+    if (fit->sector_group > 1)
+        snprintf(group, sizeof group, " group of %u", fit->sector_group);
+    if (fit->per_partial > 0)
+        snprintf(partial, sizeof partial, ", +%.1f for a partial warp", fit->per_partial);
     if (fit->sector)
         snprintf(f.text, sizeof f.text,
-                 "a warp request costs %.1f cycles, +%.1f per extra %s, +%.1f per extra %u B "
-                 "sector touched",
-                 fit->base, fit->per_pass, pass, fit->per_sector, fit->sector);
+                 "a warp request costs %.1f cycles, +%.1f per extra %s, +%.1f per extra%s %u B "
+                 "sector%s touched%s",
+                 fit->base, fit->per_pass, pass, fit->per_sector, group, fit->sector,
+                 fit->sector_group > 1 ? "s" : "", partial);
     else
         snprintf(f.text, sizeof f.text,
                  "a warp request costs %.1f cycles, +%.1f per extra %s (sectors: no extra "
-                 "cost)",
-                 fit->base, fit->per_pass, pass);
+                 "cost)%s",
+                 fit->base, fit->per_pass, pass, partial);
     mt_set(c, key, "coalescing", &f);
 }
 
-static mt_err access(mt_probe_ctx *c)
+/* One batch: patterns p[0..np-1] on both paths; their levels go to
+ * lv[k][at + i]. */
+static mt_err run_levels(mt_probe_ctx *c, const mt_access_pattern *p, size_t np, uint32_t loads,
+                         mt_bank_level lv[2][ACCESS_MAX_PATTERNS], size_t at)
 {
-    if (!mt_backend_supports(c->be, MT_KIND_ACCESS))
-        return MT_OK; /* a backend or recording without access experiments */
-    note_thresholds(c);
-    mt_progress(c, "global access granularity: %s", "ld.global.ca and ld.global.cg patterns");
-    mt_access_pattern p[ACCESS_MAX_PATTERNS];
-    size_t np = build_patterns(p);
     static const mt_path paths[2] = {MT_PATH_GLOBAL_CA, MT_PATH_GLOBAL_CG};
     mt_experiment e[2 * ACCESS_MAX_PATTERNS];
     mt_result r[2 * ACCESS_MAX_PATTERNS];
-    mt_bank_level lv[2][ACCESS_MAX_PATTERNS];
-    uint32_t loads = c->dev.max_fine_loads && c->dev.max_fine_loads < ACCESS_SAMPLES
-                         ? c->dev.max_fine_loads
-                         : ACCESS_SAMPLES;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < np; i++)
             e[k * np + i] = mt_exp_access(paths[k], p[i].word, p[i].n, loads);
@@ -236,12 +266,39 @@ static mt_err access(mt_probe_ctx *c)
             if (!x)
                 err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for access samples");
             else
-                err = mt_bank_level_of(x, ns, &lv[k][i], c->ei);
+                err = mt_bank_level_of(x, ns, &lv[k][at + i], c->ei);
             free(x);
         }
     mt_results_free(r, 2 * np);
+    return err;
+}
+
+static mt_err access(mt_probe_ctx *c)
+{
+    if (!mt_backend_supports(c->be, MT_KIND_ACCESS))
+        return MT_OK; /* a backend or recording without access experiments */
+    note_thresholds(c);
+    mt_progress(c, "global access granularity: %s", "ld.global.ca and ld.global.cg patterns");
+    mt_access_pattern p[ACCESS_MAX_PATTERNS];
+    size_t np = build_patterns(p);
+    size_t ng = build_group_patterns(p + np);
+    mt_bank_level lv[2][ACCESS_MAX_PATTERNS];
+    uint32_t loads = c->dev.max_fine_loads && c->dev.max_fine_loads < ACCESS_SAMPLES
+                         ? c->dev.max_fine_loads
+                         : ACCESS_SAMPLES;
+    mt_err err = run_levels(c, p, np, loads, lv, 0);
     if (err)
         return err;
+    err = run_levels(c, p + np, ng, loads, lv, np);
+    if (err == MT_ERR_REPLAY) {
+        /* A recording made before the group patterns: the fit goes on
+         * without them, as it did when it was recorded. */
+        c->ei->msg[0] = '\0';
+        ng = 0;
+    } else if (err) {
+        return err;
+    }
+    np += ng;
     static const char *const keys[2] = {"l1d", "l2"};
     static const char *const instr[2] = {"ca (warm L1)", "cg (warm L2)"};
     for (int k = 0; k < 2; k++) {
@@ -267,6 +324,8 @@ static const mt_finding_decl provides[] = {
     {"l1d.access_sector_cycles", "cost per extra sector (ld.global.ca)"},
     {"l1d.access_pass_cycles", "cost per extra pass (ld.global.ca)"},
     {"l1d.access_latency", "one-sector warp request (ld.global.ca)"},
+    {"l1d.access_sector_group", "sectors looked up together (ld.global.ca)"},
+    {"l1d.access_partial_cycles", "extra cost of a partial warp (ld.global.ca)"},
     {"l2.coalescing", "warp load cost rule (ld.global.cg)"},
     {"l2.access_sector", "request sector (ld.global.cg)"},
     {"l2.access_pass", "what one pass of a request is (ld.global.cg)"},
@@ -274,6 +333,8 @@ static const mt_finding_decl provides[] = {
     {"l2.access_sector_cycles", "cost per extra sector (ld.global.cg)"},
     {"l2.access_pass_cycles", "cost per extra pass (ld.global.cg)"},
     {"l2.access_latency", "one-sector warp request (ld.global.cg)"},
+    {"l2.access_sector_group", "sectors looked up together (ld.global.cg)"},
+    {"l2.access_partial_cycles", "extra cost of a partial warp (ld.global.cg)"},
     {NULL}};
 const mt_probe_desc mt_probe_access = {
     .name = "access",

@@ -42,15 +42,16 @@
  *     above half of it, and at most it when the edge held at twice it).
  *     Every level is assumed to translate this page size; with it known,
  *     the doubling goes on at one page per element, which fits more
- *     elements into the memory a chain may span. */
+ *     elements into the memory a chain may span.
+ *  4. The first level's ways (tlb_ways.c), with its entries and page. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/paired_shift.h"
 #include "confidence.h"
 #include "probe_internal.h"
+#include "tlb_probe.h"
 
 /* The first stride: twice the largest page the GPUs are documented to use
  * for device memory (2 MiB since Pascal), so every element has a page of
@@ -104,20 +105,6 @@
 
 static const char *const level_key[TLB_LEVELS] = {"tlb1", "tlb2", "tlb3"};
 
-typedef struct {
-    uint64_t lo, hi;    /* the doubling's last fit and first overflow, then the edge */
-    double step, se;    /* the step (cycles) and its standard error */
-    uint32_t base;      /* the stride it was found at, before the added lines */
-    bool confirmed;     /* the edge held at twice that stride */
-    bool checked;       /* the confirming chains fitted the limits */
-} tlb_level;
-
-typedef struct {
-    mt_probe_ctx *c;
-    uint32_t line;        /* L2 line added per element (spreads the L2 sets) */
-    uint64_t max_lines;   /* elements one chain may have (L2 residency) */
-} tlb_run;
-
 /* What the strides tried without a level covered: the bounds on a level
  * not found. */
 typedef struct {
@@ -157,7 +144,7 @@ static bool doubles(const tlb_run *r, uint32_t base)
 }
 
 /* Longest chain (elements) at this stride that fits the limits. */
-static uint64_t max_elements(const tlb_run *r, uint32_t stride)
+uint64_t mt_tlb_max_elements(const tlb_run *r, uint32_t stride)
 {
     mt_chain ch = {.path = MT_PATH_GLOBAL_CG, .stride = stride};
     uint64_t lim = mt_chain_limit(&r->c->dev, &ch);
@@ -168,7 +155,7 @@ static uint64_t max_elements(const tlb_run *r, uint32_t stride)
 }
 
 /* The step of chain `test` (elements) over chain `ref` at `stride`. */
-static mt_err shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
+mt_err mt_tlb_shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
                        mt_paired_shift *out)
 {
     mt_probe_ctx *c = r->c;
@@ -194,7 +181,7 @@ static mt_err shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
     return err;
 }
 
-static bool is_step(const mt_paired_shift *s)
+bool mt_tlb_is_step(const mt_paired_shift *s)
 {
     return s->shift >= TLB_MIN_STEP_CYCLES && s->shift >= TLB_STEP_Z * s->se;
 }
@@ -208,7 +195,7 @@ static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
     while (lv->hi - lv->lo > 1) {
         uint64_t mid = lv->lo + (lv->hi - lv->lo) / 2;
         mt_paired_shift s;
-        mt_err err = shift_of(r, ref, mid, stride, &s);
+        mt_err err = mt_tlb_shift_of(r, ref, mid, stride, &s);
         if (err != MT_OK)
             return err;
         if (s.shift > lv->step / 2)
@@ -226,14 +213,14 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     if (!doubles(r, lv->base))
         return MT_OK;
     uint32_t stride = spread_stride(r, 2 * lv->base);
-    if (lv->lo + 1 > max_elements(r, stride))
+    if (lv->lo + 1 > mt_tlb_max_elements(r, stride))
         return MT_OK;
     lv->checked = true;
     mt_paired_shift below, above;
     mt_err err = MT_OK;
-    if (lv->lo >= 2 && (err = shift_of(r, lv->lo / 2, lv->lo, stride, &below)) != MT_OK)
+    if (lv->lo >= 2 && (err = mt_tlb_shift_of(r, lv->lo / 2, lv->lo, stride, &below)) != MT_OK)
         return err;
-    if ((err = shift_of(r, lv->lo, lv->lo + 1, stride, &above)) != MT_OK)
+    if ((err = mt_tlb_shift_of(r, lv->lo, lv->lo + 1, stride, &above)) != MT_OK)
         return err;
     lv->confirmed = above.shift > lv->step / 2 && (lv->lo < 2 || below.shift <= lv->step / 2);
     return MT_OK;
@@ -250,10 +237,10 @@ static mt_err page_scan(tlb_run *r, const tlb_level *l1, page_kind *kind, uint64
     *kind = PAGE_UNKNOWN;
     for (uint32_t s = l1->base / 2; s >= TLB_MIN_SCAN_STRIDE; s /= 2) {
         uint32_t stride = s + r->line;
-        if (b > max_elements(r, stride))
+        if (b > mt_tlb_max_elements(r, stride))
             return MT_OK; /* out of room: what was seen so far stays unknown */
         mt_paired_shift sh;
-        mt_err err = shift_of(r, a, b, stride, &sh);
+        mt_err err = mt_tlb_shift_of(r, a, b, stride, &sh);
         if (err != MT_OK)
             return err;
         if (sh.shift <= l1->step / 2) { /* fits: s is below the page */
@@ -354,16 +341,16 @@ static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
 static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, int *nlev)
 {
     uint32_t stride = spread_stride(r, base);
-    uint64_t nmax = max_elements(r, stride);
+    uint64_t nmax = mt_tlb_max_elements(r, stride);
     while (*n < nmax && *nlev < TLB_LEVELS) {
         uint64_t next = 2 * *n <= nmax ? 2 * *n : nmax;
         mt_progress(r->c, "TLB: %llu against %llu pages (%.1f GiB)", (unsigned long long)next,
                     (unsigned long long)*n, (double)next * stride / (double)(1ull << 30));
         mt_paired_shift s;
-        mt_err err = shift_of(r, *n, next, stride, &s);
+        mt_err err = mt_tlb_shift_of(r, *n, next, stride, &s);
         if (err != MT_OK)
             return err;
-        if (is_step(&s)) {
+        if (mt_tlb_is_step(&s)) {
             tlb_level *l = &lv[(*nlev)++];
             *l = (tlb_level){.lo = *n, .hi = next, .step = s.shift, .se = s.se, .base = base};
             mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
@@ -406,7 +393,7 @@ static mt_err climb(tlb_run *r, tlb_level *lv, int *nlev, uint64_t *n, tlb_cover
     int nkept = *nlev;
     uint64_t kept_n = *n;
     for (uint32_t base = 2 * TLB_BIG_STRIDE;; base *= 2) {
-        if (max_elements(r, spread_stride(r, base)) < TLB_CLIMB_MIN_ELEMENTS)
+        if (mt_tlb_max_elements(r, spread_stride(r, base)) < TLB_CLIMB_MIN_ELEMENTS)
             break;
         uint64_t m = 1;
         *nlev = 0;
@@ -501,6 +488,12 @@ static mt_err tlb(mt_probe_ctx *c)
             return err;
         /* The page rests on the first level's edge: no surer than it. */
         set_page(c, pk, page, level_conf(&lv[0]));
+        /* The ways need the entries and the page, and trusted ones. */
+        if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
+            mt_progress(c, "TLB: ways");
+            if ((err = mt_tlb_ways(&r, &lv[0], page)) != MT_OK)
+                return err;
+        }
     }
     /* With the page known, a stride of one page (and a few lines) still
      * gives every element a page of its own, and fits more of them in the
@@ -580,14 +573,14 @@ static const mt_object_decl objects[] = {
     {NULL}};
 static const mt_finding_decl provides[] = {
     {"tlb1.entries", "entries"}, {"tlb1.page", "page size"}, {"tlb1.reach", "reach"},
-    {"tlb1.miss_penalty", "miss penalty"},
+    {"tlb1.miss_penalty", "miss penalty"}, {"tlb1.ways", "ways"},
     {"tlb2.entries", "entries"}, {"tlb2.reach", "reach"}, {"tlb2.miss_penalty", "miss penalty"},
     {"tlb3.entries", "entries"}, {"tlb3.reach", "reach"}, {"tlb3.miss_penalty", "miss penalty"},
     {NULL}};
 static const char *const requires[] = {"l2.line", NULL};
 const mt_probe_desc mt_probe_tlb = {
     .name = "tlb",
-    .summary = "TLB levels (opt-in --tlb): entries, page size, reach and miss penalty per level",
+    .summary = "TLB levels (opt-in --tlb): entries, page size, reach, miss penalty per level, first level's ways",
     .rank = 95, .objects = objects, .provides = provides, .requires = requires, .run = tlb,
     .requested = tlb_requested,
 };

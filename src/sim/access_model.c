@@ -28,5 +28,9 @@ double mt_sim_access_extra(const mt_sim_access_spec *a, int cg, const mt_sim_ban
 {
     uint32_t s = mt_sim_access_units(x, sector), l = mt_sim_access_passes(a, cg, b, x, line);
     int p = cg ? 1 : 0;
-    return a->sector_cycles[p] * (s ? s - 1 : 0) + a->line_cycles[p] * (l ? l - 1 : 0);
+    uint32_t k = a->tag_group[p] ? a->tag_group[p] : 1;
+    uint32_t groups = (mt_sim_access_units(x, line) + k - 1) / k;
+    return a->sector_cycles[p] * (s ? s - 1 : 0) + a->line_cycles[p] * (l ? l - 1 : 0) +
+           a->tag_cycles[p] * (groups ? groups - 1 : 0) +
+           (x->n_threads < MT_SIM_ACCESS_WARP ? a->partial_cycles[p] : 0);
 }

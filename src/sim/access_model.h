@@ -23,7 +23,22 @@ typedef struct {
      * array with shared memory); line_cycles is then the cost per extra
      * wavefront. */
     int bank_passes[2];
+    /* Tag lookups: every group of tag_group distinct lines a request
+     * touches beyond the first costs tag_cycles (a tag stage resolving
+     * tag_group lines a cycle; the H100's L1: 4 lines, 1 cycle). */
+    double tag_cycles[2];
+    uint32_t tag_group[2];
+    /* A request by fewer than MT_SIM_ACCESS_WARP threads (the others
+     * predicated off) costs this more. */
+    double partial_cycles[2];
 } mt_sim_access_spec;
+
+/* Largest tag group: the access probe's MT_ACCESS_MAX_GROUP, which it
+ * tells apart with its patterns of 5 and 9 lines. */
+#define MT_SIM_MAX_ACCESS_GROUP 8u
+/* Threads of a full warp for the partial-warp cost: the access probe's
+ * patterns are of at most 32 threads whatever the spec's warp_size. */
+#define MT_SIM_ACCESS_WARP 32u
 
 /* Limits of the format: 0 (free), or from MT_SIM_MIN_ACCESS_CYCLES (a
  * cost the access probe can tell from none: twice its
@@ -41,8 +56,9 @@ uint32_t mt_sim_access_units(const mt_banks *x, uint32_t unit);
 uint32_t mt_sim_access_passes(const mt_sim_access_spec *a, int cg, const mt_sim_bank_spec *b,
                               const mt_banks *x, uint32_t line);
 
-/* Cycles one request of pattern x adds over a request of one sector and
- * one pass, on a path whose first cache has `sector` and `line` bytes. */
+/* Cycles one request of pattern x adds over a request of one sector, one
+ * pass and one tag group by a full warp, on a path whose first cache has
+ * `sector` and `line` bytes. */
 double mt_sim_access_extra(const mt_sim_access_spec *a, int cg, const mt_sim_bank_spec *b,
                            const mt_banks *x, uint32_t sector, uint32_t line);
 

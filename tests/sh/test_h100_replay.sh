@@ -301,6 +301,24 @@ for row in ("l1", "l2near", "l2far", "dram"):
         f = gpu["lat_%s_tlbmiss%d" % (row, j)]
         assert f["kind"] != "text" or f["text"].startswith("not measurable: "), f
 PY
+check "H100 access rule through the L1: 2 cycles per bank wavefront, 1 per group of lines, 3 for a partial warp, every level within 2 cycles" $PY - "$tmp/optin.json" <<'PY'
+import json, sys
+o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
+l1 = o["l1d"]
+# docs/method.md, "The H100's rule within 2 cycles": the fit's worst
+# residual is 0.0 (the note says it), its pass a bank wavefront of 32 x 4 B
+# at 2 cycles, its sector the 128 B line counted in groups (4; 8 also fits,
+# so the group stays below 0.5), a partial warp 3 cycles more.
+rule = l1["coalescing"]
+assert rule["kind"] == "text", rule
+worst = float(rule["note"].split("worst residual ")[1].split(";")[0])
+assert worst <= 2.0, rule["note"]
+assert l1["access_pass"]["text"] == "bank wavefront (32 banks of 4 B)", l1["access_pass"]
+assert abs(l1["access_pass_cycles"]["value"] - 2.0) <= 0.25, l1["access_pass_cycles"]
+assert l1["access_sector"]["value"] == 128 and l1["access_sector_group"]["value"] in (4, 8), l1
+p = l1["access_partial_cycles"]
+assert abs(p["value"] - 3.0) <= 0.5 and p["confidence"] >= 0.5, p
+PY
 check "H100 L1 per-set map: every set mapped, the map's capacity at least the size" $PY - "$tmp/l2geom.json" <<'PY'
 import json, sys
 o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}

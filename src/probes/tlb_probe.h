@@ -1,0 +1,40 @@
+/* What the TLB probe's files share (probe_tlb.c: levels, edges and page;
+ * tlb_ways.c: the first level's associativity).  Internal to src/probes. */
+#ifndef MT_PROBE_TLB_PROBE_H
+#define MT_PROBE_TLB_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../analysis/paired_shift.h"
+#include "probe_internal.h"
+
+typedef struct {
+    uint64_t lo, hi;    /* the doubling's last fit and first overflow, then the edge */
+    double step, se;    /* the step (cycles) and its standard error */
+    uint32_t base;      /* the stride it was found at, before the added lines */
+    bool confirmed;     /* the edge held at twice that stride */
+    bool checked;       /* the confirming chains fitted the limits */
+} tlb_level;
+
+typedef struct {
+    mt_probe_ctx *c;
+    uint32_t line;        /* L2 line added per element (spreads the L2 sets) */
+    uint64_t max_lines;   /* elements one chain may have (L2 residency) */
+} tlb_run;
+
+/* Longest chain (elements) at this stride that fits the limits. */
+uint64_t mt_tlb_max_elements(const tlb_run *r, uint32_t stride);
+/* The step of a sequential cg chain of `test` elements over one of `ref`
+ * at `stride`: the paired median shift of their common elements. */
+mt_err mt_tlb_shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
+                       mt_paired_shift *out);
+/* Whether a shift is a level overflowing (TLB_MIN_STEP_CYCLES and
+ * TLB_STEP_Z standard errors). */
+bool mt_tlb_is_step(const mt_paired_shift *s);
+
+/* The first level's ways (finding tlb1.ways), once its entries (lv->lo)
+ * and the page are known: tlb_ways.c. */
+mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page);
+
+#endif
