@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency_precision.h"
 #include "probe_internal.h"
 
 /* Transfer sizes: 64 MiB is 1.1 ms at PCIe Gen5's 63 GB/s (far above a
@@ -189,13 +190,19 @@ static mt_err measure_latency(mt_probe_ctx *c, const char *key, int32_t peer)
     mt_err err = mt_run_fine(c, &e, &x, &n);
     if (err != MT_OK)
         return err;
-    double med = mt_median(x, n);
+    mt_median_interval ci;
+    err = mt_median_ci(x, n, MT_LATENCY_CI_LEVEL, &ci);
     free(x);
-    mt_finding f = mt_find_value(med, "cycles", MT_SRC_MEASURED, "link-pchase", LINK_CONF,
+    if (err != MT_OK)
+        return mt_fail(c->ei, err, "links: no interval for %zu latency samples", n);
+    mt_finding f = mt_find_value(ci.median, "cycles", MT_SRC_MEASURED, "link-pchase", LINK_CONF,
                                  "median of %zu dependent loads over %s memory (%u B stride, one "
                                  "warm lap; loads no cache of this GPU keeps)",
                                  n, peer == MT_LINK_HOST ? "pinned mapped host" : "the peer's",
                                  LINK_CHASE_STRIDE);
+    /* A noisy link's median may be off by more than a couple of cycles:
+     * then the interval it is known to. */
+    mt_finding_set_precision(&f, &ci);
     mt_set(c, key, "latency", &f);
     return MT_OK;
 }
@@ -297,6 +304,7 @@ static mt_err measure_link(mt_probe_ctx *c, int32_t peer)
 
 static mt_err links(mt_probe_ctx *c)
 {
+    mt_note_latency_precision(c);
     mt_note_threshold(c, "LINK_BW_MIN_TIME_RATIO", LINK_BW_MIN_TIME_RATIO,
                       "link bandwidth: the large transfer's time over the small one's below "
                       "this -> confidence 0.3");
