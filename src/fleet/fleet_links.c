@@ -15,9 +15,12 @@ static const char *const measured[] = {"latency", "read_bandwidth", "write_bandw
                                        "copy_in_bandwidth", "copy_out_bandwidth"};
 #define N_MEASURED (sizeof measured / sizeof measured[0])
 
+/* A link the GPU measured: the driver named its type (a backend without
+ * link experiments leaves the type not measured). */
 static bool is_link(const mt_object *o)
 {
-    return o->type == MT_OBJ_LINK && o->n_findings > 0;
+    const mt_finding *type = mt_object_get(o, "type");
+    return o->type == MT_OBJ_LINK && type && type->kind == MT_FIND_TEXT;
 }
 
 static bool is_peer_link(const mt_object *o)
