@@ -130,6 +130,8 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
  * and states the device's cluster limits (0 before compute capability 9.0). */
 mt_err mtc_run_cluster(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 mt_err mtc_cluster_limits(mt_device_info *d, mt_errinfo *ei);
+/* link.c: runs one MT_KIND_LINK experiment (to a peer GPU or the host). */
+mt_err mtc_run_link(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* launch.c: runs one launch group; claimed[k] is set for the group's k-th
  * experiment when a block ran it, and its result is then in out. */
 mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *g,
