@@ -116,7 +116,9 @@ static void report_query(mt_probe_ctx *c, const char *key, int32_t peer, const u
 {
     char type[64] = "none";
     *nominal = 0;
-    if (q[MT_LINK_F_TYPE] == MT_LINK_TYPE_NVLINK) {
+    if (!available(q[MT_LINK_F_TYPE])) {
+        snprintf(type, sizeof type, "unknown");
+    } else if (q[MT_LINK_F_TYPE] == MT_LINK_TYPE_NVLINK) {
         uint32_t n = q[MT_LINK_F_NVLINKS], v = q[MT_LINK_F_NVLINK_VERSION];
         snprintf(type, sizeof type, "NVLink");
         if (available(v))
@@ -137,7 +139,9 @@ static void report_query(mt_probe_ctx *c, const char *key, int32_t peer, const u
     }
     set_text(c, key, "type", type,
              q[MT_LINK_F_TYPE] == MT_LINK_TYPE_NONE ? "the driver reports no link to this peer"
-                                                    : "as the driver and NVML report it");
+             : !available(q[MT_LINK_F_TYPE])
+                 ? "not available: NVML is missing, so NVLink and PCIe cannot be told apart"
+                 : "as the driver and NVML report it");
     if (q[MT_LINK_F_TYPE] == MT_LINK_TYPE_NONE)
         return;
     if (peer != MT_LINK_HOST)
@@ -153,7 +157,7 @@ static void report_query(mt_probe_ctx *c, const char *key, int32_t peer, const u
         set_count(c, key, "nvlink_version", q[MT_LINK_F_NVLINK_VERSION], "NVLink version (NVML)");
         set_not_applicable(c, key, "pcie_gen", "an NVLink");
         set_not_applicable(c, key, "pcie_width", "an NVLink");
-    } else {
+    } else if (q[MT_LINK_F_TYPE] == MT_LINK_TYPE_PCIE) {
         set_not_applicable(c, key, "nvlinks", "a PCIe link");
         set_not_applicable(c, key, "nvlink_version", "a PCIe link");
         set_count(c, key, "pcie_gen", q[MT_LINK_F_PCIE_GEN],
