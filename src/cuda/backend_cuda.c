@@ -42,8 +42,10 @@ static void cuda_destroy(mt_backend *b)
     if (im) {
         /* After a watchdog timeout a kernel may still run: cudaFree would
          * wait for it, so the device memory is left to process exit. */
-        if (!im->broken)
+        if (!im->broken) {
             mtc_buffers_free_device(im);
+            mtc_link_free(im);
+        }
         mtc_buffers_free_host(im);
         mtc_nvml_close(im->nvml);
         free(im);

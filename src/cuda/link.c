@@ -103,6 +103,31 @@ typedef struct {
     void *dev_ptr;
 } far_mem;
 
+/* Buffers kept between bandwidth experiments: pinning 64 MiB of host
+ * memory costs about as much as copying it, and a node run asks for 24
+ * such experiments per link.  One far buffer (for one peer) and one of
+ * this GPU's, grown on demand, freed with the backend. */
+struct mtc_link_buffers {
+    far_mem far;
+    int32_t far_peer;
+    uint64_t far_bytes;
+    void *near;
+    uint64_t near_bytes;
+};
+
+static void far_free(far_mem *m);
+
+void mtc_link_free(cuda_impl *im)
+{
+    if (!im->links)
+        return;
+    far_free(&im->links->far);
+    if (im->links->near)
+        cudaFree(im->links->near);
+    free(im->links);
+    im->links = NULL;
+}
+
 static mt_err far_alloc(cuda_impl *im, int32_t peer, uint64_t bytes, far_mem *m, mt_errinfo *ei)
 {
     mt_err rc = MT_OK;
@@ -123,6 +148,8 @@ out:
 
 static void far_free(far_mem *m)
 {
+    if (!m)
+        return;
     if (m->peer_buf)
         cudaFree(m->peer_buf);
     if (m->host_buf)
@@ -205,21 +232,46 @@ static cudaError_t one_op(cuda_impl *im, const mt_link *l, void *near, const far
     }
 }
 
+/* The kept buffers, at least `bytes` each, the far one behind peer's link. */
+static mt_err kept_buffers(cuda_impl *im, int32_t peer, uint64_t bytes, mt_errinfo *ei)
+{
+    mt_err rc = MT_OK;
+    if (!im->links && !(im->links = calloc(1, sizeof *im->links)))
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for link buffers");
+    struct mtc_link_buffers *k = im->links;
+    if (k->far_bytes < bytes || k->far_peer != peer) {
+        far_free(&k->far);
+        k->far_bytes = 0;
+        if ((rc = far_alloc(im, peer, bytes, &k->far, ei)) != MT_OK)
+            return rc;
+        k->far_bytes = bytes, k->far_peer = peer;
+    }
+    if (k->near_bytes < bytes) {
+        if (k->near)
+            cudaFree(k->near);
+        k->near = NULL;
+        k->near_bytes = 0;
+        CK(cudaMalloc(&k->near, bytes));
+        k->near_bytes = bytes;
+    }
+out:
+    return rc;
+}
+
 static mt_err bandwidth(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei)
 {
     mt_err rc = MT_OK;
     const mt_link *l = &e->u.link;
     bool sm = l->op == MT_LINK_SM_READ || l->op == MT_LINK_SM_WRITE;
-    void *near = NULL;
     uint32_t *never = NULL;
     cudaEvent_t t0 = NULL, t1 = NULL;
-    far_mem m;
-    memset(&m, 0, sizeof m);
     if (sm && (rc = enable_peer(im, l->peer, ei)) != MT_OK)
         return rc;
-    if ((rc = far_alloc(im, l->peer, l->bytes, &m, ei)) != MT_OK)
-        goto out;
-    CK(cudaMalloc(sm ? (void **)&never : &near, sm ? sizeof *never : l->bytes));
+    if ((rc = kept_buffers(im, l->peer, l->bytes, ei)) != MT_OK)
+        return rc;
+    void *near = im->links->near;
+    const far_mem m = im->links->far;
+    CK(cudaMalloc((void **)&never, sizeof *never));
     CK(cudaEventCreate(&t0));
     CK(cudaEventCreate(&t1));
     CK(one_op(im, l, near, &m, never)); /* untimed: first touch, mappings */
@@ -244,11 +296,8 @@ out:
         cudaEventDestroy(t0);
     if (t1)
         cudaEventDestroy(t1);
-    if (near)
-        cudaFree(near);
     if (never)
         cudaFree(never);
-    far_free(&m);
     return rc;
 }
 
