@@ -5,7 +5,8 @@
 # is flagged SLOW (exit 7) and only that one; --no-links leaves them out;
 # --links measures one GPU's host link; memtopo compare flags a slow host
 # link and passes an identical report; a recording replays the links;
-# the reports validate; bad [link] sections are refused with FILE:LINE.
+# the reports validate; the contract's truth holds on the node specs and
+# the h100 preset; bad [link] sections are refused with FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 S=$root/tests/specs-links
@@ -75,6 +76,16 @@ def links(p):
     return [(o["key"], o["findings"]) for o in json.load(open(p))["objects"] if o["type"] == "link"]
 sys.exit(links(sys.argv[1]) != links(sys.argv[2]))' "$tmp/r1.json" "$tmp/r2.json"
 check "the recording holds link experiments" grep -q ",link,op=0 host=1 peer=0 bytes=0 repeats=0" "$tmp/rec/experiments.csv"
+
+# The contract's truth (tests/e2e_truth_link.c) on the node specs and the
+# h100 preset (its [host_link] from the H100): every link finding right.
+E2E=$root/build/e2e_check
+check "e2e truth holds on the node specs" "$E2E" "$S/node2-gpu0.spec" "$S/node2-gpu1.spec" \
+  "$S/node2-gpu1-slow.spec" "$S/host-slow.spec"
+check "e2e truth holds on the h100 preset's host link" "$E2E" "$root/presets/h100.spec"
+run_mt --sim h100 --only dram --links -q
+check "the h100 preset's host link: PCIe Gen5 x16, nominal 63.01 GB/s" \
+  eval 'out_has "link type  *PCIe Gen5 x16" && out_has "nominal bandwidth per direction (computed) 63.01 GB/s"'
 
 bad_spec() { # bad_spec TEXT MESSAGE: the turing preset plus TEXT is refused at its line
   { cat "$root/presets/turing.spec"; printf '%b' "$1"; } >"$tmp/bad.spec"
