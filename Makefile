@@ -269,5 +269,5 @@ endif
 # Optimised end-to-end checker for the randomized spec test
 # (tests/sh/test_random_specs.sh): the truth contract of tests/e2e_truth.h,
 # one verdict per spec file.  Optimised so a few hundred specs fit CI's time box.
-$(B)/e2e_check: tests/e2e_check.c tests/e2e_truth.c tests/e2e_truth_l2map.c tests/e2e_truth_bandwidth.c tests/e2e_truth_banks.c tests/e2e_truth_tlb.c tests/e2e_truth_setmap.c tests/e2e_truth_matrix.c tests/e2e_truth_cluster.c tests/e2e_truth_icache.c tests/e2e_truth_access.c tests/e2e_truth.h $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS)
+$(B)/e2e_check: tests/e2e_check.c tests/e2e_truth.c tests/e2e_truth_l2map.c tests/e2e_truth_bandwidth.c tests/e2e_truth_banks.c tests/e2e_truth_tlb.c tests/e2e_truth_setmap.c tests/e2e_truth_matrix.c tests/e2e_truth_cluster.c tests/e2e_truth_icache.c tests/e2e_truth_access.c tests/e2e_truth_link.c tests/e2e_truth.h $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS)
 	$(CC) $(CFLAGS) -Isrc -Itests -o $@ $< $(B)/obj/gen/backend_registry_nocuda.o $(ALL_LIBS) $(LDLIBS)

@@ -14,6 +14,7 @@
 #   7. the opt-in L2 geometry and L1 per-set map (recorded),
 #   8. the other opt-in probes: latency matrix, clusters and TMA,
 #      instruction caches, and MT_OPTIN_EXTRA's flags (recorded),
+#   9. the links: --links recorded, and --device all with and without them,
 # and prints a summary.  Usage: bench/device_check.sh OUTDIR [idle runs]
 # MT_CHECK_QUICK=1 skips steps 2-6 (a check of a build, not a re-record).
 set -uo pipefail
@@ -95,4 +96,19 @@ s=$(date +%s%N)
 ./build/memtopo --only shared,l1d --matrix --cluster --icache ${MT_OPTIN_EXTRA:-} --json "$out/optin.json" --record "$orec" >"$out/optin.txt" 2>"$out/optin.err"
 echo "opt-in probes: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 tar -C "$(dirname "$orec")" -cJf "$out/rec-optin.tar.xz" rec-optin
+# 9. the links (issue 11 part 2): the host link alone, recorded (a fixture
+#    CI replays with --links --only dram), and the node run (--device all:
+#    every GPU with its links and the link matrix) with and without links,
+#    with their wall times
+lrec=$(mktemp -d)/rec-links
+s=$(date +%s%N)
+./build/memtopo --links --only dram --json "$out/links.json" --record "$lrec" >"$out/links.txt" 2>"$out/links.err"
+echo "links: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+tar -C "$(dirname "$lrec")" -cJf "$out/rec-links.tar.xz" rec-links
+s=$(date +%s%N)
+./build/memtopo --device all --json "$out/node.json" >"$out/node.txt" 2>"$out/node.err"
+echo "node run (--device all): rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
+s=$(date +%s%N)
+./build/memtopo --device all --no-links >/dev/null 2>&1
+echo "node run without links: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 cat "$out/log.txt"

@@ -40,6 +40,12 @@ static int check_one(const char *path)
     opt.icache = true;
     /* And the global access granularity (every spec runs it). */
     opt.access = true;
+    /* And the links: the host's and one to every GPU the spec links to
+     * (as a node run would name them; a spec without links skips them). */
+    opt.links = true;
+    for (int p = 0; p <= MT_LINK_MAX_PEER; p++)
+        if (mt_backend_sim_spec(be)->link[p].present)
+            opt.link_peers[opt.n_link_peers++] = p;
     if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {

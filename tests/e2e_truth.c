@@ -535,6 +535,7 @@ static int profile_ok(const mt_sim_spec *s, const mt_topology *t, const mt_truth
 #include "e2e_truth_cluster.c"
 #include "e2e_truth_icache.c"
 #include "e2e_truth_access.c"
+#include "e2e_truth_link.c"
 
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
@@ -712,6 +713,7 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
     bad += cluster_check(s, t, msg, cap);
     bad += icache_check(s, t, msg, cap);
     bad += access_check(s, t, msg, cap);
+    bad += link_check(s, t, msg, cap);
     bad += latency_ok(F(t, "shared", "latency"), truth[MT_CACHE_SHARED].latency, "shared", msg, cap);
     bad += banks_check(s, t, msg, cap);
     bad += latency_ok(F(t, "dram", "latency"), truth[MT_CACHE_DRAM].latency, "dram", msg, cap);

@@ -99,6 +99,15 @@ What is drawn, and the limits kept:
     the format allows a tag cost (bank passes whose line cost is above 0,
     no sector cost), the tag cost 60% of the time (0 a quarter of those,
     else log-uniform over 1..64).
+  * the [host_link] and [link N] sections (issue 11 part 2), from an RNG
+    of their own (so the draws above stay what they were): in about 60%
+    of the specs a host link (70% of those) and 0 to 3 links to GPUs N
+    drawn from the format's 0..15; each PCIe (gen 1..6, width 1..32, a
+    power of two) or NVLink (links 1..18, version 1..5) half the time;
+    peer_access, atomics and perf_rank (0..16) each left out half the
+    time (the defaults); latency log-uniform over the format's 50..10^6
+    cycles, noise left out a third of the time or up to latency / 8; each
+    of the four bandwidths log-uniform over the format's 0.5..2000 GB/s.
 What the probes' method needs and the format does not say is kept too,
 each with its reason: consecutive levels at least 20 cycles apart (the
 smallest gap of any real GPU, docs/method.md), an L1.5 at least 4x the
@@ -358,6 +367,48 @@ def _icaches(Q):
     return "\n".join(out)
 
 
+LINK_MIN_LATENCY = 50.0       # docs/spec-format.md, [link N]: least latency ...
+LINK_MAX_LATENCY = 1e6        # ... and the most
+LINK_MIN_BW = 0.5             # ... least bandwidth (GB/s) ...
+LINK_MAX_BW = 2000.0          # ... and the most
+LINK_MAX_PEER = 15
+
+
+def _link(L, header, host):
+    """One [host_link] or [link N] section."""
+    out = [header]
+    if L.random() < 0.5:
+        out += ["type = pcie", f"gen = {L.randint(1, 6)}", f"width = {2 ** L.randint(0, 5)}"]
+    else:
+        out += ["type = nvlink", f"links = {L.randint(1, 18)}", f"version = {L.randint(1, 5)}"]
+    if not host and L.random() < 0.5:
+        out.append(f"peer_access = {L.choice(['yes', 'no'])}")
+    if L.random() < 0.5:
+        out.append(f"atomics = {L.choice(['yes', 'no'])}")
+    if L.random() < 0.5:
+        out.append(f"perf_rank = {L.randint(0, 16)}")
+    lat = round(_log_uniform(L, LINK_MIN_LATENCY, LINK_MAX_LATENCY), 1)
+    out.append(f"latency = {lat}")
+    if L.random() >= 1 / 3:
+        # rounded down: the format's bound is latency / 8 exactly
+        out.append(f"noise = {math.floor(L.uniform(0, lat / 8) * 1000) / 1000}")
+    for key in ("read", "write", "copy_in", "copy_out"):
+        out.append(f"{key}_bandwidth = {round(_log_uniform(L, LINK_MIN_BW, LINK_MAX_BW), 3)}")
+    return "\n".join(out) + "\n"
+
+
+def _links(L):
+    """[host_link] and [link N] sections (issue 11 part 2), or "" for none."""
+    if L.random() >= 0.6:
+        return ""
+    out = []
+    if L.random() < 0.7:
+        out.append(_link(L, "[host_link]", True))
+    for peer in sorted(L.sample(range(LINK_MAX_PEER + 1), L.randint(0, 3))):
+        out.append(_link(L, f"[link {peer}]", False))
+    return "\n".join(out)
+
+
 def spec_whole(seed):
     R = random.Random(seed)
     outlier_rate = 0 if R.random() < 0.3 else round(R.uniform(0, 0.01), 5)
@@ -485,6 +536,9 @@ outlier_cycles = {R.randint(200, 10000)}
     if access_text:
         access_text += _access_tags(random.Random(f"issue9 access tags {seed}"), access_text)
         out.append(access_text)
+    links_text = _links(random.Random(f"issue11 links {seed}"))
+    if links_text:
+        out.append(links_text)
     return "\n".join(out)
 
 

@@ -1,4 +1,4 @@
-/* The backend interface, version 2.7: the only thing probes know about a GPU.
+/* The backend interface, version 2.8: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -81,6 +81,7 @@ typedef enum {
     MT_KIND_CLOCK,     /* the SM clock in effect: clock cycles against the global ns timer */
     MT_KIND_ICACHE,    /* straight-line code of a given size, run warm: the instruction caches */
     MT_KIND_ACCESS,    /* one warp's global load pattern, warm (access granularity, coalescing) */
+    MT_KIND_LINK,      /* a link to another GPU or the host: its attributes, latency, bandwidth */
     MT_KIND_COUNT
 } mt_exp_kind;
 
@@ -93,6 +94,7 @@ typedef enum {
 #define MT_CAP_CLOCK    (1u << MT_KIND_CLOCK)
 #define MT_CAP_ICACHE   (1u << MT_KIND_ICACHE) /* since 2.4 */
 #define MT_CAP_ACCESS   (1u << MT_KIND_ACCESS) /* since 2.5 */
+#define MT_CAP_LINK     (1u << MT_KIND_LINK)   /* since 2.8 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -294,6 +296,62 @@ typedef struct {
 #define MT_ACCESS_ALIGN 4096u
 #define MT_ACCESS_MAX_SPAN (64u << 10) /* bytes of the words one pattern reads */
 
+/* MT_KIND_LINK (since 2.8, MT_CAP_LINK; docs/method.md, "Links"): the
+ * link from this GPU to `peer` (another GPU of the node: a CUDA device
+ * ordinal, or the simulated GPU's position in the node's --sim list) or to
+ * the host (peer = MT_LINK_HOST).  Ops:
+ *  - query: what the driver and NVML say of the link.  One `none` chain,
+ *    fine mode, loads = MT_LINK_QUERY_FIELDS; the samples are the fields
+ *    of mt_link_field in order (MT_LINK_NOT_AVAILABLE where the driver or
+ *    NVML cannot tell).  It measures nothing: the answers travel as
+ *    samples so that a recording keeps and replays them like any other.
+ *  - chase: one thread of one SM of this GPU follows a pointer chase over
+ *    memory of the peer (peer access enabled) or over pinned, mapped host
+ *    memory, with loads that no cache of this GPU keeps (ld.volatile).
+ *    chain[0] on the cg path gives footprint and stride; fine samples as
+ *    a chase's (timer overhead included), after warmup_laps laps.
+ *  - sm_read, sm_write: every SM of this GPU streams `bytes` of peer (or
+ *    mapped host) memory, read or written, `repeats` times;
+ *  - copy_in, copy_out: the copy engine moves `bytes`, `repeats` times,
+ *    from the peer (host) to this GPU, or from this GPU to the peer (host):
+ *    cudaMemcpyPeerAsync or cudaMemcpyAsync from pinned host memory.
+ *    Bandwidth ops: one `none` chain, aggregate mode, loads = repeats; one
+ *    sample: the nanoseconds of all repeats (saturated at UINT32_MAX).
+ *    Every byte moved counts once: bytes x repeats per sample. */
+typedef enum {
+    MT_LINK_QUERY = 0,
+    MT_LINK_CHASE,
+    MT_LINK_SM_READ,
+    MT_LINK_SM_WRITE,
+    MT_LINK_COPY_IN,
+    MT_LINK_COPY_OUT,
+    MT_LINK_OP_COUNT
+} mt_link_op;
+#define MT_LINK_HOST (-1)
+#define MT_LINK_MAX_PEER 15           /* peer ordinals 0..15: a node run's GPUs */
+#define MT_LINK_MAX_BYTES (1ull << 30)  /* one repeat of a bandwidth op */
+#define MT_LINK_MAX_TOTAL (4ull << 30)  /* bytes x repeats: 4 s at 1 GB/s fits 32 bits of ns */
+#define MT_LINK_MAX_REPEATS 64u
+#define MT_LINK_NOT_AVAILABLE UINT32_MAX
+typedef enum {
+    MT_LINK_F_PEER_ACCESS = 0, /* 1: this GPU's SMs can load from the peer's memory */
+    MT_LINK_F_TYPE,            /* mt_link_type */
+    MT_LINK_F_NVLINKS,         /* active NVLinks to the peer */
+    MT_LINK_F_NVLINK_VERSION,  /* 1..5 */
+    MT_LINK_F_PCIE_GEN,        /* this GPU's PCIe generation (current) */
+    MT_LINK_F_PCIE_WIDTH,      /* lanes (current) */
+    MT_LINK_F_PERF_RANK,       /* cudaDevP2PAttrPerformanceRank (0 best) */
+    MT_LINK_F_ATOMICS,         /* 1: native atomics over the link */
+    MT_LINK_QUERY_FIELDS
+} mt_link_field;
+typedef enum { MT_LINK_TYPE_NONE = 0, MT_LINK_TYPE_PCIE, MT_LINK_TYPE_NVLINK } mt_link_type;
+typedef struct {
+    mt_link_op op;
+    int32_t peer;     /* a device ordinal, or MT_LINK_HOST */
+    uint64_t bytes;   /* bandwidth ops: bytes per repeat (multiple of 4096) */
+    uint32_t repeats; /* bandwidth ops: 1..MT_LINK_MAX_REPEATS */
+} mt_link;
+
 typedef struct {
     mt_exp_kind kind;
     mt_chain chain[MT_MAX_CHAINS];
@@ -323,6 +381,7 @@ typedef struct {
         mt_clock clock;
         mt_icache icache;
         mt_banks access; /* MT_KIND_ACCESS: a warp's 4-byte word pattern */
+        mt_link link;
     } u;
 } mt_experiment;
 
@@ -398,6 +457,15 @@ mt_experiment mt_exp_icache(uint32_t code_bytes, uint32_t laps);
  * path's buffer; one warm lap, `loads` fine samples, any SM. */
 mt_experiment mt_exp_access(mt_path p, const uint32_t *word_index, uint32_t n_threads,
                             uint32_t loads);
+/* Link experiments (MT_KIND_LINK), of the shapes above: the query, a
+ * chase over the peer's (host's) memory, and a bandwidth op. */
+mt_experiment mt_exp_link_query(int32_t peer);
+mt_experiment mt_exp_link_chase(int32_t peer, uint64_t footprint, uint32_t stride,
+                                uint32_t warmup_laps, uint32_t loads);
+mt_experiment mt_exp_link_bandwidth(mt_link_op op, int32_t peer, uint64_t bytes, uint32_t repeats);
+/* "query", "chase", "sm_read", "sm_write", "copy_in", "copy_out" ("?"). */
+const char *mt_link_op_name(mt_link_op op);
+int mt_link_op_from_name(const char *s, mt_link_op *out); /* 0 ok, -1 unknown */
 
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
@@ -432,7 +500,9 @@ typedef struct mt_backend mt_backend;
  * driver's count), for --device all. */
 /* 7 = MT_CAP_STREAM_SHARED_DATA: a stream read of data every block
  * shares (mt_stream_block_share), the L2 read gpu-benches measures. */
-#define MT_BACKEND_API_MINOR 7
+/* 8 = MT_KIND_LINK (MT_CAP_LINK: the links to other GPUs of the node and
+ * to the host: driver/NVML attributes, latency, bandwidth). */
+#define MT_BACKEND_API_MINOR 8
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "chain.h"
 #include "experiment_cluster.h"
+#include "experiment_link.h"
 #include "../core/rng.h"
 
 mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
@@ -389,6 +390,10 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
         if ((err = check_access(e, ei)))
             return err;
         break;
+    case MT_KIND_LINK:
+        if ((err = mt_check_link(e, ei)))
+            return err;
+        break;
     case MT_KIND_CLUSTER:
         if ((err = mt_check_cluster(e, dev, ei)))
             return err;
@@ -489,6 +494,9 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         break;
     case MT_KIND_ICACHE:
         h = mt_hash_mix(h, e->u.icache.code_bytes);
+        break;
+    case MT_KIND_LINK:
+        h = mt_hash_link(h, e);
         break;
     case MT_KIND_CLUSTER:
         h = mt_hash_mix(h, (uint64_t)e->u.cluster.op);

@@ -51,6 +51,7 @@ typedef struct {
     bool has_seed;
     uint64_t seed;
     bool quiet;
+    bool no_links;         /* --no-links: a node run without the links probe */
     bool help, version, list_presets;
     mt_probe_options probes;
     mt_cli_carveout carveout; /* --carveout */

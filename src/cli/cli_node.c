@@ -30,7 +30,9 @@ static void *measure_job(void *arg)
     return NULL;
 }
 
-/* The options for GPU i of the node alone. */
+/* The options for GPU i of the node alone: its links (the host's and
+ * those to the node's other GPUs, named by device ordinal or by position
+ * in the --sim list) are measured unless --no-links. */
 static void job_options(const mt_cli *o, int i, mt_cli *one)
 {
     *one = *o;
@@ -40,18 +42,13 @@ static void job_options(const mt_cli *o, int i, mt_cli *one)
         one->sim = o->sims[i];
     else
         one->device = o->devices[i];
-}
-
-/* What the node report says of the links between its GPUs: with one GPU
- * there is none (--device all on a one-GPU machine); with several, that
- * this version does not measure them, rather than saying nothing. */
-static void print_links_line(size_t n_gpus)
-{
-    if (n_gpus == 1)
-        printf("Links: no links (one GPU)\n");
-    else
-        printf("Links: not measured (peer access, link type, peer latency and bandwidth are "
-               "not in this version)\n");
+    int n = o->n_sims > 1 ? o->n_sims : o->n_devices;
+    one->probes.links = !o->no_links;
+    one->probes.n_link_peers = 0;
+    for (int j = 0; j < n && !o->no_links; j++)
+        if (j != i && (o->n_sims > 1 || o->devices[j] <= MT_LINK_MAX_PEER))
+            one->probes.link_peers[one->probes.n_link_peers++] =
+                o->n_sims > 1 ? j : o->devices[j];
 }
 
 /* Prints each GPU's report, then the summary; writes --json. */
@@ -60,7 +57,8 @@ static int report_node(const mt_cli *o, mt_fleet *fl)
     mt_fleet_cmp *c = NULL;
     mt_errinfo ei = {{0}};
     bool json_out = o->json && strcmp(o->json, "-") == 0;
-    mt_err e = mt_fleet_compare_members(fl, &c, &ei);
+    size_t n_slow = mt_fleet_slow_links(fl);
+    mt_err e = mt_fleet_compare_node_members(fl, &c, &ei);
     if (e == MT_OK && o->json) {
         json_t *doc = NULL;
         e = mt_fleet_build_json(fl, c, &doc, &ei);
@@ -78,10 +76,11 @@ static int report_node(const mt_cli *o, mt_fleet *fl)
     }
     if (e == MT_OK && !json_out) {
         e = mt_fleet_text(fl, c, stdout, &ei);
-        print_links_line(fl->n);
+        if (e == MT_OK)
+            e = mt_fleet_links_text(fl, stdout, &ei);
     }
     int code = e != MT_OK ? mt_exit_code(e)
-               : (c->n_flagged_reports || c->n_failed) ? MT_EXIT_DIFFERS
+               : (c->n_flagged_reports || c->n_failed || n_slow) ? MT_EXIT_DIFFERS
                                                        : 0;
     if (e != MT_OK)
         mt_cli_error_line(ei.msg);

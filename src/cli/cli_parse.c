@@ -99,6 +99,14 @@ void mt_cli_usage(FILE *f)
           "                        is counted in (sectors one by one or in groups), the cost\n"
           "                        of each extra one and of a partial warp, the coalescing\n"
           "                        rule (about 0.05 s on a GPU; its own row of the timings)\n"
+          "      --links           also measure this GPU's link to the host (opt-in probe\n"
+          "                        links; on in every node run, for the host link and the\n"
+          "                        links to the node's other GPUs): type and width as the\n"
+          "                        driver and NVML report them, load latency, SM read and\n"
+          "                        write and copy-engine bandwidth (each byte moved counted\n"
+          "                        once), the nominal rate (its own row of the timings)\n"
+          "      --no-links        a node run (--device all or a list, --sim given again)\n"
+          "                        without the links probe\n"
           "      --fleet FILE      under mpirun or srun (an MPI build): every rank measures\n"
           "                        its GPU (the node-local rank's device, or --device,\n"
           "                        --sim, --sim-per-rank), rank 0 writes one fleet report\n"
@@ -142,7 +150,7 @@ void mt_cli_usage(FILE *f)
 
 enum { OPT_REPLAY = 256, OPT_RECORD, OPT_RAW, OPT_SEED, OPT_LIST_PRESETS, OPT_CSV, OPT_CARVEOUT,
        OPT_GEOMETRY, OPT_PLOT, OPT_HTML, OPT_BANDWIDTH, OPT_TLB, OPT_MATRIX,
-       OPT_CLUSTER, OPT_ICACHE, OPT_ACCESS,
+       OPT_CLUSTER, OPT_ICACHE, OPT_ACCESS, OPT_LINKS, OPT_NO_LINKS,
        OPT_FLEET, OPT_SIM_PER_RANK };
 
 /* --device N, a comma-separated list of distinct device numbers, or
@@ -200,6 +208,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         {"cluster", no_argument, 0, OPT_CLUSTER},
         {"icache", no_argument, 0, OPT_ICACHE},
         {"access", no_argument, 0, OPT_ACCESS},
+        {"links", no_argument, 0, OPT_LINKS},
+        {"no-links", no_argument, 0, OPT_NO_LINKS},
         {"fleet", required_argument, 0, OPT_FLEET},
         {"sim-per-rank", required_argument, 0, OPT_SIM_PER_RANK},
         {0, 0, 0, 0},
@@ -255,6 +265,8 @@ mt_err mt_cli_parse(int argc, char **argv, mt_cli *o, mt_errinfo *ei)
         case OPT_CLUSTER: o->probes.cluster = true; break;
         case OPT_ICACHE: o->probes.icache = true; break;
         case OPT_ACCESS: o->probes.access = true; break;
+        case OPT_LINKS: o->probes.links = true; break;
+        case OPT_NO_LINKS: o->no_links = true; break;
         case OPT_FLEET: o->fleet = optarg; break;
         case OPT_SIM_PER_RANK: o->sim_per_rank = optarg; break;
         case OPT_SEED:

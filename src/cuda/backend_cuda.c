@@ -12,9 +12,10 @@
  *   stream.c        MT_KIND_STREAM experiments (kernels_stream.cu)
  *   banks.c         MT_KIND_BANKS experiments (shared-memory bank conflicts)
  *   icache.c        MT_KIND_ICACHE experiments (generated code, icache_ptx.c)
+ *   link.c          MT_KIND_LINK experiments (peer GPUs and the host; nvml_links.c)
  *   access.c        MT_KIND_ACCESS experiments (a warp's global load pattern)
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
- * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE and MT_KIND_ACCESS (backend.h gives the contract); the others are refused with
+ * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS and MT_KIND_LINK (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,10 @@ static void cuda_destroy(mt_backend *b)
     if (im) {
         /* After a watchdog timeout a kernel may still run: cudaFree would
          * wait for it, so the device memory is left to process exit. */
-        if (!im->broken)
+        if (!im->broken) {
             mtc_buffers_free_device(im);
+            mtc_link_free(im);
+        }
         mtc_buffers_free_host(im);
         mtc_nvml_close(im->nvml);
         free(im);
@@ -190,6 +193,9 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
         } else if (exps[i].kind == MT_KIND_ICACHE) {
             if ((rc = mtc_run_icache(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
+        } else if (exps[i].kind == MT_KIND_LINK) {
+            if ((rc = mtc_run_link(im, &exps[i], &out[i], ei)) != MT_OK)
+                goto out;
         } else {
             pending[npend++] = i;
         }
@@ -230,7 +236,7 @@ static const mt_backend_ops cuda_ops = {
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
             MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
-            MT_CAP_ACCESS,
+            MT_CAP_ACCESS | MT_CAP_LINK,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -83,6 +83,7 @@ typedef struct {
     int broken;        /* a launch outlived the watchdog: refuse further work */
     struct mtc_nvml *nvml; /* other processes on the GPU (nvml_procs.c); NULL: unknown */
     int carveout_now[MTK_KERNEL_COUNT]; /* preference set on each kernel now */
+    struct mtc_link_buffers *links; /* link.c's buffers, kept between experiments; NULL: none */
 } cuda_impl;
 
 /* Maps a CUDA error to an mt_err with a message naming the call and
@@ -146,6 +147,10 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
  * and states the device's cluster limits (0 before compute capability 9.0). */
 mt_err mtc_run_cluster(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 mt_err mtc_cluster_limits(mt_device_info *d, mt_errinfo *ei);
+/* link.c: runs one MT_KIND_LINK experiment (to a peer GPU or the host);
+ * frees the buffers it keeps between experiments (NULL-safe). */
+mt_err mtc_run_link(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+void mtc_link_free(cuda_impl *im);
 /* launch.c: runs one launch group; claimed[k] is set for the group's k-th
  * experiment when a block ran it, and its result is then in out. */
 mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *g,

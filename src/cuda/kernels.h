@@ -91,6 +91,15 @@ typedef struct {
 cudaError_t mtk_launch_access(const mtk_access_desc *descs, unsigned n, const uint32_t *buf,
                               uint32_t stride, uint32_t *samples, uint32_t *smids,
                               cudaStream_t s);
+/* MT_KIND_LINK (kernels_link.cu): one thread chases `chain` (element i
+ * holds the word index of the next) with ld.volatile, `warm` loads untimed
+ * then `loads` timed into out[]; and a grid-stride read or write of
+ * `bytes` (a multiple of 16) of buf, never[0] written only by chance-free
+ * data (keeps the read's sum alive). */
+cudaError_t mtk_launch_link_chase(const uint32_t *chain, uint32_t warm, uint32_t loads,
+                                  uint32_t *out, cudaStream_t s);
+cudaError_t mtk_launch_link_stream(void *buf, uint64_t bytes, int write, unsigned blocks,
+                                   unsigned threads, uint32_t *never, cudaStream_t s);
 /* Oldest SASS architecture in this build, e.g. 75 (from __CUDA_ARCH_LIST__). */
 int mtk_oldest_arch(void);
 /* Newest PTX/SASS architecture built, e.g. 90. */

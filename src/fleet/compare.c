@@ -56,7 +56,8 @@ static void category_of(const mt_finding *f, char *buf, size_t n)
 }
 
 /* The rows: every (object, finding) of any report, in first-seen order. */
-static mt_err collect_rows(const mt_topology *const *reps, size_t n, mt_fleet_cmp *c)
+static mt_err collect_rows(const mt_topology *const *reps, size_t n, const char *skip_prefix,
+                           mt_fleet_cmp *c)
 {
     size_t cap = 0;
     for (size_t r = 0; r < n; r++) {
@@ -64,6 +65,8 @@ static mt_err collect_rows(const mt_topology *const *reps, size_t n, mt_fleet_cm
             continue;
         for (size_t i = 0; i < reps[r]->n_objects; i++) {
             const mt_object *o = &reps[r]->objects[i];
+            if (skip_prefix && strncmp(o->key, skip_prefix, strlen(skip_prefix)) == 0)
+                continue;
             for (size_t k = 0; k < o->n_findings; k++) {
                 const mt_named_finding *nf = &o->findings[k];
                 int seen = 0;
@@ -252,6 +255,12 @@ static mt_err compare_row(mt_cmp_row *row, const mt_topology *const *reps, size_
 mt_err mt_fleet_compare(const mt_topology *const *reports, size_t n, mt_fleet_cmp **out,
                         mt_errinfo *ei)
 {
+    return mt_fleet_compare_except(reports, n, NULL, out, ei);
+}
+
+mt_err mt_fleet_compare_except(const mt_topology *const *reports, size_t n,
+                               const char *skip_prefix, mt_fleet_cmp **out, mt_errinfo *ei)
+{
     if (!reports || n == 0 || !out)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "compare: no reports");
     mt_fleet_cmp *c = calloc(1, sizeof *c);
@@ -260,7 +269,7 @@ mt_err mt_fleet_compare(const mt_topology *const *reports, size_t n, mt_fleet_cm
         return mt_fail(ei, MT_ERR_NOMEM, "compare: out of memory");
     }
     c->n_reports = n;
-    mt_err e = collect_rows(reports, n, c);
+    mt_err e = collect_rows(reports, n, skip_prefix, c);
     for (size_t i = 0; e == MT_OK && i < c->n_rows; i++)
         e = compare_row(&c->rows[i], reports, n);
     if (e != MT_OK) {

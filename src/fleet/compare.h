@@ -72,6 +72,14 @@ typedef struct {
  * (mt_fleet_cmp_free). */
 mt_err mt_fleet_compare(const mt_topology *const *reports, size_t n, mt_fleet_cmp **out,
                         mt_errinfo *ei);
+/* The same, leaving out every object whose key starts with skip_prefix
+ * (NULL: none).  A node run leaves out the links to other GPUs
+ * (MT_CMP_PEER_LINK_PREFIX): GPU 0's link to GPU 1 and GPU 1's link to
+ * GPU 0 have different keys, so each GPU would miss the other's; the
+ * node's link matrix (fleet_links.c) compares them instead. */
+mt_err mt_fleet_compare_except(const mt_topology *const *reports, size_t n,
+                               const char *skip_prefix, mt_fleet_cmp **out, mt_errinfo *ei);
+#define MT_CMP_PEER_LINK_PREFIX "link_gpu"
 void mt_fleet_cmp_free(mt_fleet_cmp *c);
 
 /* The repeatability tolerance of finding `name` in `unit` around value

@@ -28,6 +28,20 @@ void mt_fleet_free_members(mt_fleet *fl);
 
 /* The comparison of fl's reports (compare.h). */
 mt_err mt_fleet_compare_members(const mt_fleet *fl, mt_fleet_cmp **out, mt_errinfo *ei);
+/* The same for the GPUs of one node: without their links to each other
+ * (compare.h, mt_fleet_compare_except), which mt_fleet_links compares. */
+mt_err mt_fleet_compare_node_members(const mt_fleet *fl, mt_fleet_cmp **out, mt_errinfo *ei);
+
+/* The node's links (fleet_links.c): one row per link each GPU measured
+ * (to the host, to another GPU), the type, peer access, latency and
+ * bandwidths; a link to another GPU whose copy or SM bandwidth lies below
+ * the median of the node's links of the same type by more than the
+ * comparison's bandwidth tolerance, or whose latency lies above it by
+ * more than the latency tolerance, is flagged (SLOW).  With no link
+ * measured: one line saying why. */
+mt_err mt_fleet_links_text(const mt_fleet *fl, FILE *out, mt_errinfo *ei);
+/* How many links between GPUs mt_fleet_links_text flags as slow. */
+size_t mt_fleet_slow_links(const mt_fleet *fl);
 
 /* The comparison as text: the members, the test, one line per finding
  * (its centre, limit and the members flagged), and a closing verdict. */

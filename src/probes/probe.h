@@ -139,6 +139,13 @@ typedef struct mt_probe_options {
     /* --access: run the opt-in global access granularity probe
      * (probe_access.c). */
     bool access;
+    /* --links, and every node run: run the opt-in links probe
+     * (probe_links.c) over the host link and the links to link_peers
+     * (the node's other GPUs: CUDA device ordinals, or positions in the
+     * --sim list). */
+    bool links;
+    int link_peers[MT_LINK_MAX_PEER + 1];
+    int n_link_peers;
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

@@ -130,6 +130,8 @@ static mt_err copy_experiment(const mt_experiment *src, mt_experiment *dst, mt_e
         dst->u.cluster = src->u.cluster;
     if (src->kind == MT_KIND_ICACHE)
         dst->u.icache = src->u.icache;
+    if (src->kind == MT_KIND_LINK)
+        dst->u.link = src->u.link;
     if (src->kind != MT_KIND_SEQUENCE)
         return MT_OK;
     dst->u.seq = src->u.seq;

@@ -65,6 +65,10 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
         return 0;
     if (a->kind == MT_KIND_ICACHE && a->u.icache.code_bytes != b->u.icache.code_bytes)
         return 0;
+    if (a->kind == MT_KIND_LINK &&
+        (a->u.link.op != b->u.link.op || a->u.link.peer != b->u.link.peer ||
+         a->u.link.bytes != b->u.link.bytes || a->u.link.repeats != b->u.link.repeats))
+        return 0;
     if (a->kind == MT_KIND_STREAM) {
         const mt_stream *x = &a->u.stream, *y = &b->u.stream;
         if (x->op != y->op || x->blocks != y->blocks || x->threads != y->threads ||
@@ -137,6 +141,9 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
             mt_cluster_op_name(e->u.cluster.op), e->u.cluster.cluster_size,
             e->u.cluster.target_rank, e->u.cluster.threads, e->u.cluster.blocks,
             (unsigned long long)e->u.cluster.bytes, e->u.cluster.repeats);
+    if (e->kind == MT_KIND_LINK)
+        PUT(" link op=%s peer=%d bytes=%llu repeats=%u", mt_link_op_name(e->u.link.op),
+            (int)e->u.link.peer, (unsigned long long)e->u.link.bytes, e->u.link.repeats);
     if (e->set_carveout)
         PUT(" carveout=%d%%", e->carveout_percent);
 #undef PUT
@@ -346,7 +353,7 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     }
     /* The keys of each kind, all required, in any order; then the
      * optional carveout. */
-    uint32_t carveout = 0, op = 0, bytes = 0;
+    uint32_t carveout = 0, op = 0, bytes = 0, host = 0, peer = 0;
     const char *keys[8] = {NULL};
     uint32_t *dst[8] = {NULL};
     const char *expect = "";
@@ -375,6 +382,12 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
         dst[6] = &x->u.cluster.repeats;
         nkeys = 7, expect = "\"op=O size=S target=T threads=N blocks=B bytes=Y repeats=R\" for a "
                             "cluster experiment";
+    } else if (x->kind == MT_KIND_LINK) { /* since backend 2.8 */
+        keys[0] = "op", keys[1] = "host", keys[2] = "peer", keys[3] = "bytes";
+        keys[4] = "repeats";
+        dst[0] = &op, dst[1] = &host, dst[2] = &peer, dst[3] = &bytes;
+        dst[4] = &x->u.link.repeats;
+        nkeys = 5, expect = "\"op=O host=H peer=P bytes=Y repeats=R\" for a link experiment";
     }
     keys[nkeys] = "carveout", dst[nkeys] = &carveout;
     int seen[8] = {0};
@@ -428,6 +441,15 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
                                (int)MT_CLUSTER_OP_COUNT - 1);
         x->u.cluster.op = (mt_cluster_op)op;
         x->u.cluster.bytes = bytes;
+    }
+    if (x->kind == MT_KIND_LINK) {
+        if (op >= MT_LINK_OP_COUNT || host > 1 || peer > MT_LINK_MAX_PEER || (host && peer))
+            return mt_csv_fail(c, ei,
+                               "params \"%s\": op 0..%d, host 0 or 1, peer 0..%d (0 with host=1)",
+                               s, (int)MT_LINK_OP_COUNT - 1, MT_LINK_MAX_PEER);
+        x->u.link.op = (mt_link_op)op;
+        x->u.link.peer = host ? MT_LINK_HOST : (int32_t)peer;
+        x->u.link.bytes = bytes;
     }
     return MT_OK;
 }
@@ -508,7 +530,7 @@ static mt_err parse_row(const mt_csv *c, int version, uint64_t *id, int64_t *bat
         return MT_OK;
     mt_exp_kind kind;
     if (mt_kind_from_name(c->field[C_KIND], &kind) != 0 || !mt_recording_stores_kind(kind))
-        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster, icache, access)", c->field[C_KIND]);
+        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster, icache, access, link)", c->field[C_KIND]);
     x->kind = kind;
     if ((e = parse_params(c, x, ei)))
         return e;
@@ -919,7 +941,7 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS,
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS | MT_CAP_LINK,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

@@ -14,7 +14,7 @@ int mt_recording_stores_kind(mt_exp_kind k)
 {
     return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
            k == MT_KIND_STREAM || k == MT_KIND_BANKS || k == MT_KIND_CLUSTER ||
-           k == MT_KIND_ICACHE || k == MT_KIND_ACCESS;
+           k == MT_KIND_ICACHE || k == MT_KIND_ACCESS || k == MT_KIND_LINK;
 }
 
 const char *mt_order_name(mt_order o)
@@ -133,6 +133,12 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
                      (int)x->u.cluster.op, x->u.cluster.cluster_size, x->u.cluster.target_rank,
                      x->u.cluster.threads, x->u.cluster.blocks, x->u.cluster.bytes,
                      x->u.cluster.repeats);
+        else if (x->kind == MT_KIND_LINK) /* since backend 2.8; host=1: peer is the host */
+            snprintf(params, sizeof params,
+                     "op=%d host=%d peer=%d bytes=%" PRIu64 " repeats=%" PRIu32,
+                     (int)x->u.link.op, x->u.link.peer == MT_LINK_HOST,
+                     x->u.link.peer == MT_LINK_HOST ? 0 : (int)x->u.link.peer, x->u.link.bytes,
+                     x->u.link.repeats);
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);

@@ -4,8 +4,9 @@
  * caches, so an experiment's scope changes nothing here.  Kinds: the chase,
  * the explicit sequence, the clock and, with a [throughput] section,
  * streams (stream_model.c), with a [cluster] section cluster experiments
- * (cluster_model.c) and with [icache] sections icache experiments
- * (icache_model.c). */
+ * (cluster_model.c), with [icache] sections icache experiments
+ * (icache_model.c) and with [link N] / [host_link] sections link
+ * experiments (link_model.c). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "cluster_model.h"
 #include "engine.h"
 #include "icache_model.h"
+#include "link_model.h"
 #include "sim.h"
 #include "spec.h"
 #include "stream_model.h"
@@ -74,6 +76,12 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
             mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
             memset(&out[i], 0, sizeof out[i]);
             err = mt_sim_icache_run(&s->spec, &exps[i], &rng, &out[i], &sub);
+            if (err)
+                mt_result_free(&out[i]);
+        } else if (exps[i].kind == MT_KIND_LINK) {
+            mt_rng rng = {.s = mt_sim_experiment_seed(s->spec.seed, &exps[i])};
+            memset(&out[i], 0, sizeof out[i]);
+            err = mt_sim_link_run(&s->spec, &exps[i], &rng, &out[i], &sub);
             if (err)
                 mt_result_free(&out[i]);
         } else {
@@ -146,6 +154,9 @@ mt_err mt_backend_sim_from_spec(const mt_sim_spec *spec, mt_backend **out, mt_er
     /* Spec with [icache] sections also runs icache experiments. */
     if (s->spec.n_icaches > 0)
         s->ops.caps |= MT_CAP_ICACHE;
+    /* ... and one with [link N] or [host_link] sections link experiments. */
+    if (mt_sim_has_links(&s->spec))
+        s->ops.caps |= MT_CAP_LINK;
     b->ops = &s->ops;
     b->impl = s;
     *out = b;

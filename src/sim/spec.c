@@ -399,6 +399,8 @@ mt_err mt_sim_spec_parse(const char *text, const char *fname, mt_sim_spec *out, 
         case SEC_TLB: err = mt_sp_read_tlb(&c, s, &o->tlb[o->n_tlbs++]); break;
         case SEC_ICACHE: err = mt_sp_read_icache(&c, s, &o->icache[o->n_icaches++]); break;
         case SEC_ACCESS: break; /* its defaults come from [shared]: read after it */
+        case SEC_LINK:
+        case SEC_HOST_LINK: err = mt_sp_read_link(&c, s, o); break;
         }
     }
     if (!err)

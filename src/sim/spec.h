@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../backend/backend.h"
 #include "../backend/device.h"
 #include "../core/error.h"
 #include "access_model.h"
@@ -156,6 +157,38 @@ typedef struct {
     double noise;       /* Gaussian stddev per instruction, cycles */
 } mt_sim_icache_spec;
 
+/* [link N] and [host_link] (docs/spec-format.md, "Links"): this GPU's
+ * link to GPU N of the node (its position in the node's --sim list) and
+ * to the host, as the driver and NVML would describe them and as the link
+ * performs.  Read by the link model (link_model.c) for MT_KIND_LINK. */
+#define MT_SIM_MAX_LINKS (MT_LINK_MAX_PEER + 1)
+#define MT_SIM_MIN_LINK_LATENCY 50.0   /* cycles: above any on-chip level a chase could confuse */
+#define MT_SIM_MIN_LINK_BANDWIDTH 0.5  /* GB/s: a PCIe Gen1 x2 link */
+#define MT_SIM_MAX_LINK_BANDWIDTH 2000.0 /* GB/s: above NVLink 5's 18 links (900 GB/s) */
+#define MT_SIM_MAX_NVLINKS 18u         /* the H100/H200's NVLink count */
+#define MT_SIM_MAX_NVLINK_VERSION 5u
+#define MT_SIM_MAX_PCIE_GEN 6u
+#define MT_SIM_MAX_PCIE_WIDTH 32u
+#define MT_SIM_MAX_PERF_RANK 16u
+/* Fixed cost of one repeat of a bandwidth op (a launch, a copy's start):
+ * the link probe's two transfer sizes cancel it. */
+#define MT_SIM_LINK_SETUP_NS 8000.0
+/* Relative Gaussian noise of a bandwidth op's time (a real copy's repeat
+ * spread is of this order). */
+#define MT_SIM_LINK_TIME_NOISE 0.003
+typedef struct {
+    int present;            /* the section was given */
+    int line_no;
+    int type;               /* mt_link_type: MT_LINK_TYPE_PCIE or _NVLINK */
+    int peer_access;        /* [link N]: SMs may load the peer's memory ([host_link]: 1) */
+    int atomics;            /* native atomics over the link */
+    uint32_t nvlinks, nvlink_version; /* nvlink only */
+    uint32_t pcie_gen, pcie_width;    /* pcie only */
+    uint32_t perf_rank;
+    double latency, noise;  /* cycles of one load over the link; Gaussian stddev */
+    double read_gbps, write_gbps, copy_in_gbps, copy_out_gbps; /* GB/s (1e9 B/s) */
+} mt_sim_link_spec;
+
 /* [tenant]: another workload sharing the simulated GPU (docs/spec-format.md,
  * "The interfering tenant").  Its activity follows the backend's batch
  * counter, so a probe that is re-measured later may find it gone. */
@@ -260,6 +293,10 @@ typedef struct {
      * simulated GPU runs no icache experiments. */
     mt_sim_icache_spec icache[MT_SIM_MAX_ICACHES];
     int n_icaches;
+    /* [link N] (link[N].present) and [host_link]; none: the simulated GPU
+     * runs no link experiments. */
+    mt_sim_link_spec link[MT_SIM_MAX_LINKS];
+    mt_sim_link_spec host_link;
 } mt_sim_spec;
 
 /* Parses spec text.  fname is only used in messages ("FILE:LINE: msg").

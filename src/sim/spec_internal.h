@@ -9,12 +9,13 @@
 
 #include "spec.h"
 
-#define MT_SP_MAX_SECTIONS (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + MT_SIM_MAX_ICACHES + 7)
+#define MT_SP_MAX_SECTIONS \
+    (MT_SIM_MAX_CACHES + MT_SIM_MAX_TLBS + MT_SIM_MAX_ICACHES + MT_SIM_MAX_LINKS + 8)
 #define MT_SP_MAX_KEYS 64
 #define MT_SP_MAX_VALUE 256
 
 typedef enum { SEC_DEVICE, SEC_CACHE, SEC_DRAM, SEC_SHARED, SEC_TENANT, SEC_THROUGHPUT, SEC_TLB,
-               SEC_CLUSTER, SEC_ICACHE, SEC_ACCESS } sec_kind;
+               SEC_CLUSTER, SEC_ICACHE, SEC_ACCESS, SEC_LINK, SEC_HOST_LINK } sec_kind;
 
 typedef struct {
     char key[32];
@@ -24,7 +25,7 @@ typedef struct {
 
 typedef struct {
     sec_kind kind;
-    char name[32]; /* cache, TLB or icache name */
+    char name[32]; /* cache, TLB or icache name; a [link N]'s N */
     int line;      /* of the header */
     kv kv[MT_SP_MAX_KEYS];
     int n;
@@ -110,6 +111,9 @@ extern const char *const mt_sp_tlb_keys[];
  * against. */
 mt_err mt_sp_read_cluster(pctx *c, const section *s, mt_sim_spec *o);
 extern const char *const mt_sp_cluster_keys[];
+/* [link N] and [host_link] (spec_link.c). */
+mt_err mt_sp_read_link(pctx *c, const section *s, mt_sim_spec *o);
+extern const char *const mt_sp_link_keys[];
 
 /* [icache NAME] (spec_icache.c): one level's keys, then the rules across
  * levels once every section is read. */

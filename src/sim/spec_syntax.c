@@ -43,6 +43,8 @@ const char *mt_sp_title(const section *s, char *buf, size_t cap)
     case SEC_CLUSTER: snprintf(buf, cap, "[cluster]"); break;
     case SEC_ICACHE: snprintf(buf, cap, "[icache %s]", s->name); break;
     case SEC_ACCESS: snprintf(buf, cap, "[access]"); break;
+    case SEC_LINK: snprintf(buf, cap, "[link %s]", s->name); break;
+    case SEC_HOST_LINK: snprintf(buf, cap, "[host_link]"); break;
     }
     return buf;
 }
@@ -71,6 +73,7 @@ static int key_known(sec_kind k, const char *key)
                               : k == SEC_CLUSTER ? mt_sp_cluster_keys
                               : k == SEC_ICACHE ? mt_sp_icache_keys
                               : k == SEC_ACCESS ? mt_sp_access_keys
+                              : (k == SEC_LINK || k == SEC_HOST_LINK) ? mt_sp_link_keys
                                                : shared_keys;
     char base[32];
     snprintf(base, sizeof base, "%s", key);
@@ -81,7 +84,7 @@ static int key_known(sec_kind k, const char *key)
         int ok_base = strcmp(base, "latency") == 0 ||
                       (k == SEC_CACHE && strcmp(base, "far_latency") == 0);
         if (!ok_base || k == SEC_SHARED || k == SEC_TENANT || k == SEC_TLB || k == SEC_CLUSTER ||
-            k == SEC_ICACHE || k == SEC_ACCESS)
+            k == SEC_ICACHE || k == SEC_ACCESS || k == SEC_LINK || k == SEC_HOST_LINK)
             return 0;
         int ok_suffix = 0;
         for (int p = 0; p < MT_SIM_LP_COUNT; p++)
@@ -134,6 +137,18 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
                 return mt_sp_err(c, line, "%s name '%s': use letters, digits and '_'", tok1, tok2);
         s.kind = tok1[0] == 'c' ? SEC_CACHE : tok1[0] == 't' ? SEC_TLB : SEC_ICACHE;
         snprintf(s.name, sizeof s.name, "%s", tok2);
+    } else if (strcmp(tok1, "link") == 0) {
+        /* [link N]: N the peer's position in the node, 0..MT_LINK_MAX_PEER */
+        uint64_t peer;
+        if (!tok2)
+            return mt_sp_err(c, line, "[link] needs the peer GPU's index, e.g. [link 1]");
+        if (tok3)
+            return mt_sp_err(c, line, "unexpected '%s' in section header", tok3);
+        if (mt_sp_parse_u64(tok2, &peer) != 0 || peer > MT_LINK_MAX_PEER)
+            return mt_sp_err(c, line, "[link %s]: the peer is a GPU index 0..%d", tok2,
+                             MT_LINK_MAX_PEER);
+        s.kind = SEC_LINK;
+        snprintf(s.name, sizeof s.name, "%s", tok2);
     } else if (tok2) {
         return mt_sp_err(c, line, "unexpected '%s' in section header [%s]", tok2, tok1);
     } else if (strcmp(tok1, "device") == 0) {
@@ -150,17 +165,20 @@ static mt_err parse_header(pctx *c, int line, const char *b, const char *e)
         s.kind = SEC_CLUSTER;
     } else if (strcmp(tok1, "access") == 0) {
         s.kind = SEC_ACCESS;
+    } else if (strcmp(tok1, "host_link") == 0) {
+        s.kind = SEC_HOST_LINK;
     } else {
         return mt_sp_err(c, line,
                     "unknown section [%s] (expected [device], [cache NAME], [tlb NAME], "
-                    "[icache NAME], [dram], [shared], [tenant], [throughput], [cluster] or "
-                    "[access])",
+                    "[icache NAME], [dram], [shared], [tenant], [throughput], [cluster], "
+                    "[access], [link N] or [host_link])",
                     tok1);
     }
     for (int i = 0; i < c->n_sec; i++) {
         const section *o = &c->sec[i];
         if (o->kind == s.kind &&
-            ((s.kind != SEC_CACHE && s.kind != SEC_TLB && s.kind != SEC_ICACHE) ||
+            ((s.kind != SEC_CACHE && s.kind != SEC_TLB && s.kind != SEC_ICACHE &&
+              s.kind != SEC_LINK) ||
              strcmp(o->name, s.name) == 0)) {
             char t[64];
             return mt_sp_err(c, line, "duplicate section %s (first at line %d)",

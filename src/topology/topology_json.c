@@ -383,8 +383,10 @@ json_t *mt_topology_to_json(const mt_topology *t)
 /* ====================================================================== */
 
 /* Units the schema allows (schema/memtopo-report.schema.json, $defs.unit). */
-/* B/clk/SM: bytes per SM cycle (the cluster probes, the bandwidth probe). */
-static const char *const units[] = {"", "B", "cycles", "count", "bool", "MHz", "B/B", "B/clk/SM"};
+/* B/clk/SM: bytes per SM cycle (the cluster probes, the bandwidth probe);
+ * GB/s: 1e9 bytes per second (the links, since schema 2.5.0). */
+static const char *const units[] = {"",    "B",   "cycles",   "count", "bool",
+                                    "MHz", "B/B", "B/clk/SM", "GB/s"};
 
 /* Reading state: where messages start ("report", or the file's path). */
 typedef struct {

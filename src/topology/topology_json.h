@@ -10,7 +10,7 @@
 
 #include "topology.h"
 
-#define MT_SCHEMA_VERSION "2.4.0"
+#define MT_SCHEMA_VERSION "2.5.0"
 #define MT_TOOL_NAME "memtopo"
 
 /* The whole report document in *out (the caller's, json_decref).

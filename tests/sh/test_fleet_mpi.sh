@@ -4,7 +4,8 @@
 # (--sim-per-rank).  With one GPU degraded through its spec (DRAM 10%
 # slower) exactly that rank is flagged; with all alike none is; a rank
 # whose spec is bad fails alone: its error is in the fleet report and the
-# others' reports are kept.  The fleet report and every rank's report
+# others' reports are kept; with one GPU's host link slow (--links)
+# exactly that rank is flagged.  The fleet report and every rank's report
 # validate against their schemas.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
@@ -55,6 +56,19 @@ check "one GPU degraded: dram.latency is the finding" out_has "^dram.latency .* 
 check "one GPU degraded: the result names rank 2" out_has "^Result: differs: #2 rank 2 .*gpu2.spec) (2 findings);$"
 check "fleet report validates" valid "$tmp/slow.json"
 check "every rank's report validates" reports_valid "$tmp/slow.json"
+
+# One GPU degraded through a slow link (issue 11 part 2): every rank's
+# GPU has the host link of tests/specs-links/node2-gpu0.spec (PCIe Gen3
+# x16), rank 1's is trained down to Gen3 x4 (host-slow.spec's).
+mkdir "$tmp/one-slow-link"
+for i in 0 1 2 3; do cp "$root/tests/specs-links/node2-gpu0.spec" "$tmp/one-slow-link/gpu$i.spec"; done
+cp "$root/tests/specs-links/host-slow.spec" "$tmp/one-slow-link/gpu1.spec"
+fleet 4 --fleet "$tmp/slow-link.json" --sim-per-rank "$tmp/one-slow-link" --only dram --links
+check "one slow link: exit 7 (differs)" rc_is 7
+check "one slow link: exactly rank 1 flagged" [ "$(members "$tmp/slow-link.json" flagged_members)" = 1 ]
+check "one slow link: its host link's copy bandwidth is the finding" \
+  out_has "^link_host.copy_in_bandwidth .* #1 "
+check "one slow link: the fleet report validates" valid "$tmp/slow-link.json"
 
 fleet 4 --fleet "$tmp/same.json" --sim-per-rank "$tmp/same" --only l2,dram
 check "four alike: exit 0" rc_is 0
