@@ -275,7 +275,7 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
         conf = TLB_CONF_PAGE_ASSUMED;
     if (pk == PAGE_ABOVE)
         conf = MT_CONF_INCONSISTENT;
-    mt_finding f = mt_find_value((double)lv->lo, "entries", MT_SRC_MEASURED, "pchase-fine paired",
+    mt_finding f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired",
                                  conf,
                                  "longest chain of one element per page whose elements kept their "
                                  "latency; one more element added %.1f cycles to them",
@@ -519,7 +519,7 @@ static mt_err tlb(mt_probe_ctx *c)
          * long as every element had a page of its own: sure with the page
          * measured, assumed (pages of at most TLB_BIG_STRIDE) without. */
         bool page_known = pk == PAGE_VALUE;
-        mt_finding f = mt_find_bound((double)(n - 1), "entries", "pchase-fine paired",
+        mt_finding f = mt_find_bound((double)(n - 1), "count", "pchase-fine paired",
                                      page_known ? MT_CONF_AGG_MIXED : TLB_CONF_PAGE_ASSUMED,
                                      "chains up to %llu elements (%llu B) showed no further step; "
                                      "the limit: %s",
