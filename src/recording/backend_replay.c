@@ -919,11 +919,33 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS | MT_CAP_EVICT,
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,
 };
+/* A recording that holds evict experiments (since 2.10) also announces
+ * them.  One without (made before, or by a run that needed none) does
+ * not: the L2 geometry then takes the path it took when it was recorded
+ * instead of asking for eviction tests nobody ran. */
+static const mt_backend_ops replay_ops_evict = {
+    .api_version = MT_BACKEND_API_VERSION,
+    .name = "replay",
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS |
+            MT_CAP_EVICT,
+    .get_info = rp_get_info,
+    .run_batch = rp_run_batch,
+    .destroy = rp_destroy,
+};
+
+static int holds_evict(const replay_impl *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->exps[i].kind == MT_KIND_EVICT)
+            return 1;
+    return 0;
+}
 
 mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
 {
@@ -975,7 +997,7 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
         impl_free(r);
         return mt_fail(ei, MT_ERR_NOMEM, "replay: out of memory");
     }
-    b->ops = &replay_ops;
+    b->ops = holds_evict(r) ? &replay_ops_evict : &replay_ops;
     b->impl = r;
     *out = b;
     return MT_OK;
@@ -984,7 +1006,7 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
 mt_err mt_replay_recording_info(const mt_backend *replay, mt_recording_info *out,
                                 mt_errinfo *ei)
 {
-    if (!replay || replay->ops != &replay_ops)
+    if (!replay || (replay->ops != &replay_ops && replay->ops != &replay_ops_evict))
         return mt_fail(ei, MT_ERR_INVALID_ARG, "not a replay backend");
     *out = ((const replay_impl *)replay->impl)->info;
     return MT_OK;
