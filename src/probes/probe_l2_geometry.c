@@ -101,7 +101,8 @@ static void doubt_hidden_misses(mt_probe_ctx *c, double hidden, double hit_thres
  * set over the whole partition instead needs eviction tests that each load
  * about the partition's lines, far beyond the backend's sequences, and
  * about 230 x those lines in loads at 16 ways (tools/l2evict_cost,
- * docs/method.md "L2 hash beyond 2 MiB").  Said first, before the
+ * docs/method.md "L2 eviction sets beyond 2 MiB": where the backend runs no
+ * eviction tests).  Said first, before the
  * capacities that fill the note; short, so the sets' own bound survives
  * the partition's note and this one within the note's 255 characters. */
 static void note_beyond_hash_span(mt_probe_ctx *c, const mt_geometry_target *t)
