@@ -170,6 +170,25 @@ static void test_truth_rejects(void **state)
     assert_non_null(strstr(msg, "l2 index_masks"));
     mt_topology_free(t);
     mt_backend_destroy(be);
+    /* And the eviction set's exact ways and sets of a partition over 2 MiB. */
+    t = e2e_measure("tests/specs-l2geom/evict-fifo-xor-2x8MiB-4096x16.spec", l2_geometry_only,
+                    &be);
+    s = mt_backend_sim_spec(be);
+    msg[0] = '\0';
+    assert_int_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    w = (mt_finding *)mt_topology_get(t, "l2", "ways");
+    mt_finding *n = (mt_finding *)mt_topology_get(t, "l2", "sets");
+    assert_int_equal(w->kind, MT_FIND_VALUE);
+    assert_int_equal(n->kind, MT_FIND_VALUE);
+    w->value -= 1;
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    w->value += 1;
+    n->value *= 2; /* the whole L2's sets, not one partition's */
+    msg[0] = '\0';
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "l2 sets"));
+    mt_topology_free(t);
+    mt_backend_destroy(be);
 }
 
 int main(void)

@@ -354,6 +354,12 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
                            "the partition's %llu lines (the driver's L2%s) / %u ways",
                            (unsigned long long)exact_lines,
                            parts > 1 ? " over equal partitions" : ", one partition", ways);
+        /* The lines are counted in the measured line: the sets are no
+         * surer than it (the ways are not: a list of elements a multiple
+         * of the true line apart still needs W lines of the set). */
+        if (t->confidence < L2_EVICT_CONF)
+            mt_finding_doubt(&fs, t->confidence, "the lines are counted in the measured line "
+                             "(%u B, confidence %.2f)", t->line, t->confidence);
         uint64_t sets = exact_lines / ways;
         if ((sets & (sets - 1)) == 0)
             note_masks_not_measured(c);
