@@ -62,6 +62,7 @@ typedef struct {
     uint32_t repeats;          /* per decision */
     uint32_t *list;            /* the experiment's list (1 + 2 x MT_EVICT_MAX_INTERVALS) */
     uint64_t spent;            /* repeats run */
+    uint32_t stride;           /* bytes between elements: the line, or half of it */
 } evict_ctx;
 
 static mt_experiment make_test(const evict_ctx *x, const mt_line_list *l, uint32_t repeats)
@@ -71,7 +72,7 @@ static mt_experiment make_test(const evict_ctx *x, const mt_line_list *l, uint32
         x->list[1 + 2 * i] = l->iv[i].first;
         x->list[2 + 2 * i] = l->iv[i].count;
     }
-    mt_experiment e = mt_exp_evict(x->elements, x->t->line, x->list, 1 + 2 * l->n, repeats);
+    mt_experiment e = mt_exp_evict(x->elements, x->stride, x->list, 1 + 2 * l->n, repeats);
     e.chain[0].offset = x->offset;
     e.sm = 0; /* one SM, so that every test sees the same partition */
     return e;
@@ -175,6 +176,54 @@ static mt_err check_list(evict_ctx *x, const mt_line_list *l, mt_line_list *scra
                      m.timed);
     }
     return MT_OK;
+}
+
+/* Whether the eviction set confirms the measured line L (the sets count
+ * lines of L bytes).  Each test swaps one of its W elements for another
+ * address: (a) the next element, L further: a true line longer than L
+ * holds both for some element of the set, so the list would still evict;
+ * with lines of L it is another line, in the target's set only by chance
+ * (1 in the sets); (b) the element's second half, L / 2 further: with
+ * lines of L the same line, so the list still evicts; with shorter lines
+ * another one.  Confirmed when every (a) keeps the target and every (b)
+ * evicts it (the majority of the search's repeats each). */
+static mt_err confirm_line(evict_ctx *x, const mt_line_list *l, mt_line_list *s, bool *ok)
+{
+    uint32_t w = (uint32_t)l->lines, *m = malloc((size_t)w * sizeof *m), at = 0;
+    if (!m)
+        return mt_fail(x->c->ei, MT_ERR_NOMEM, "out of memory for an eviction set");
+    for (uint32_t i = 0; i < l->n; i++)
+        for (uint32_t k = 0; k < l->iv[i].count; k++)
+            m[at++] = l->iv[i].first + k;
+    mt_err err = MT_OK;
+    *ok = x->t->line >= 8 && x->t->line % 8 == 0; /* a half line of whole words */
+    for (int half = 0; half < 2 && *ok && err == MT_OK; half++) {
+        uint64_t keep_elements = x->elements;
+        uint32_t scale = half ? 2 : 1;
+        x->stride = x->t->line / scale;
+        x->elements = keep_elements * scale;
+        for (uint32_t i = 0; i < w && *ok && err == MT_OK; i++) {
+            uint64_t swap = (uint64_t)m[i] * scale + 1;
+            if (swap >= x->elements || (!half && i + 1 < w && m[i + 1] == swap)) {
+                *ok = false; /* cannot be tested: not confirmed */
+                break;
+            }
+            /* The list in element order, m[i] swapped (it stays in place:
+             * m[i] < swap < m[i + 1] in both cases). */
+            s->n = 0;
+            s->lines = w;
+            for (uint32_t j = 0; j < w; j++)
+                s->iv[s->n++] = (mt_line_interval){j == i ? (uint32_t)swap
+                                                          : m[j] * scale, 1};
+            bool evicts = false;
+            err = majority_evicts(x, s, &evicts);
+            *ok = evicts == (half == 1);
+        }
+        x->stride = x->t->line;
+        x->elements = keep_elements;
+    }
+    free(m);
+    return err;
 }
 
 /* The partition's lines where they are known exactly: the driver's L2 as
@@ -308,7 +357,7 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
         err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for an eviction set");
         goto out;
     }
-    evict_ctx x = {.c = c, .t = t, .elements = 2, .list = list};
+    evict_ctx x = {.c = c, .t = t, .elements = 2, .list = list, .stride = t->line};
     double p = 1;
     bool hits_seen = false;
     mt_progress(c, "L2 eviction set: hit reference (%u tests)", L2_EVICT_REF_EXPERIMENTS);
@@ -357,7 +406,12 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
         /* The lines are counted in the measured line: the sets are no
          * surer than it (the ways are not: a list of elements a multiple
          * of the true line apart still needs W lines of the set). */
-        if (t->confidence < L2_EVICT_CONF)
+        bool line_ok = false;
+        if ((err = confirm_line(&x, &l, &s, &line_ok)) != MT_OK)
+            goto out;
+        if (line_ok)
+            mt_finding_append_note(&fs, "the %u B line confirmed by the eviction set", t->line);
+        else if (t->confidence < L2_EVICT_CONF)
             mt_finding_doubt(&fs, t->confidence, "the lines are counted in the measured line "
                              "(%u B, confidence %.2f)", t->line, t->confidence);
         uint64_t sets = exact_lines / ways;
