@@ -238,10 +238,10 @@ $(B)/l1profile: tools/l1profile.c tools/tool_session.h $(REG_OBJ) $(ALL_LIBS) $(
 
 # Developer tool (tools/l2evict_cost.c): loads one L2 eviction set costs by
 # group testing, on the simulator's cache model (tests/sh/test_l2evict_cost.sh).
-$(B)/l2evict_cost: tools/l2evict_cost.c $(B)/libmt_sim.a $(B)/libmt_analysis.a $(B)/libmt_backend.a $(B)/libmt_core.a
-	$(CC) $(CFLAGS) -Isrc -o $@ $< $(B)/libmt_sim.a $(B)/libmt_analysis.a $(B)/libmt_backend.a $(B)/libmt_core.a $(LDLIBS)
-$(B)/san/l2evict_cost: tools/l2evict_cost.c $(B)/san/libmt_sim.a $(B)/san/libmt_analysis.a $(B)/san/libmt_backend.a $(B)/san/libmt_core.a
-	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(B)/san/libmt_sim.a $(B)/san/libmt_analysis.a $(B)/san/libmt_backend.a $(B)/san/libmt_core.a $(LDLIBS)
+$(B)/l2evict_cost: tools/l2evict_cost.c $(B)/libmt_probes.a $(B)/libmt_sim.a $(B)/libmt_analysis.a $(B)/libmt_backend.a $(B)/libmt_core.a
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(B)/libmt_probes.a $(B)/libmt_sim.a $(B)/libmt_analysis.a $(B)/libmt_backend.a $(B)/libmt_core.a $(LDLIBS)
+$(B)/san/l2evict_cost: tools/l2evict_cost.c $(B)/san/libmt_probes.a $(B)/san/libmt_sim.a $(B)/san/libmt_analysis.a $(B)/san/libmt_backend.a $(B)/san/libmt_core.a
+	$(CC) $(CFLAGS) $(SAN) -Isrc -o $@ $< $(B)/san/libmt_probes.a $(B)/san/libmt_sim.a $(B)/san/libmt_analysis.a $(B)/san/libmt_backend.a $(B)/san/libmt_core.a $(LDLIBS)
 test: $(B)/san/l2evict_cost
 
 .PHONY: all test bench clean deps

@@ -461,7 +461,7 @@ static void test_kind_names(void **state)
 {
     (void)state;
     const char *want[] = {"chase", "sequence", "stream", "banks", "cluster", "clock", "icache",
-                          "access", "link"};
+                          "access", "link", "evict"};
     assert_int_equal(sizeof want / sizeof want[0], MT_KIND_COUNT);
     for (int k = 0; k < MT_KIND_COUNT; k++) {
         assert_string_equal(mt_kind_name((mt_exp_kind)k), want[k]);

@@ -10,6 +10,10 @@
  *  - "hash" in its name: an XOR hash over power-of-two sets whose
  *    partition fits the 2 MiB the hash recovery tests: index "xor", ways
  *    and sets exact, masks spanning the spec's rows (the truth checks).
+ *  - "evict" in its name (a hashed partition over that span, LRU, FIFO or
+ *    pseudo-LRU): ways and sets exact from an eviction set over the whole
+ *    partition (l2_evict.c, MT_KIND_EVICT).
+ *  - "random" in its name: ways not a trusted value (a range or bound).
  *  - any other (the sim's xor fold over a partition larger than that
  *    span): a range or bound holding the truth, never a wrong value.
  * And: the probe is opt-in; the truth rejects wrong L2 ways and masks. */
@@ -52,7 +56,6 @@ static void partition_truth(const mt_sim_spec *s, double *ways, double *sets)
  * exact geometry its name promises. */
 static void check_spec(const char *path, void *user)
 {
-    (void)user;
     print_message("spec %s\n", path);
     mt_backend *be;
     mt_topology *t = e2e_measure(path, l2_geometry_only, &be);
@@ -78,6 +81,22 @@ static void check_spec(const char *path, void *user)
                      mt_finding_kind_name(n->kind), n->value, ix->text, w->confidence, ways,
                      sets, want, w->note);
     }
+    /* The presets (user non-NULL): exact wherever an eviction set is
+     * promised, a partition over 2 MiB under LRU, FIFO or pseudo-LRU. */
+    const mt_sim_cache_spec *l2s = &s->cache[s->l2];
+    double part_bytes = (double)l2s->size / (l2s->partitions > 1 ? l2s->partitions : 1);
+    bool evictable = part_bytes > 2.0 * 1024 * 1024 && (l2s->repl == MT_SIM_REPL_LRU ||
+                                                         l2s->repl == MT_SIM_REPL_FIFO ||
+                                                         l2s->repl == MT_SIM_REPL_PLRU);
+    bool want_evict = strncmp(name, "evict", 5) == 0 || (user && evictable);
+    if (want_evict && (w->kind != MT_FIND_VALUE || w->value != ways || n->kind != MT_FIND_VALUE ||
+                       n->value != sets || w->confidence < 0.5 || n->confidence < 0.5))
+        fail_msg("%s: %s %g ways x %s %g sets (conf %.2f), want %g x %g from an eviction set: "
+                 "%s", path, mt_finding_kind_name(w->kind), w->value,
+                 mt_finding_kind_name(n->kind), n->value, w->confidence, ways, sets, w->note);
+    if (strstr(name, "random") && w->kind == MT_FIND_VALUE && w->confidence >= 0.5)
+        fail_msg("%s: random replacement, but ways %g at conf %.2f: %s", path, w->value,
+                 w->confidence, w->note);
     if (want_xor && F(t, "l2", "index_masks")->kind != MT_FIND_TEXT)
         fail_msg("%s: no l2.index_masks", path);
     /* A partitioned L2: the findings say they are one partition's. */
@@ -94,18 +113,19 @@ static void test_specs(void **state)
     int n = for_each_spec("tests/specs-l2geom", check_spec, NULL);
     if (n < 0)
         fail_msg("cannot open tests/specs-l2geom");
-    assert_true(n >= 7);
+    assert_true(n >= 15);
 }
 
-/* Every preset: hashed L2s over more than the recovery's span (a range or
- * bound holding the truth) under the contract. */
+/* Every preset under the contract; those whose partition is over the
+ * recovery's span with LRU, FIFO or pseudo-LRU: ways and sets exact. */
 static void test_presets(void **state)
 {
     (void)state;
     static const char *const presets[] = {"kepler", "maxwell", "pascal", "v100",
                                           "turing", "a100",    "h100",   NULL};
+    static int presets_flag;
     for (int i = 0; presets[i]; i++)
-        check_spec(presets[i], NULL);
+        check_spec(presets[i], &presets_flag);
 }
 
 /* Opt-in: the default run and --only l2 leave it out, --geometry brings it. */
@@ -148,6 +168,25 @@ static void test_truth_rejects(void **state)
     msg[0] = '\0';
     assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
     assert_non_null(strstr(msg, "l2 index_masks"));
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+    /* And the eviction set's exact ways and sets of a partition over 2 MiB. */
+    t = e2e_measure("tests/specs-l2geom/evict-fifo-xor-2x8MiB-4096x16.spec", l2_geometry_only,
+                    &be);
+    s = mt_backend_sim_spec(be);
+    msg[0] = '\0';
+    assert_int_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    w = (mt_finding *)mt_topology_get(t, "l2", "ways");
+    mt_finding *n = (mt_finding *)mt_topology_get(t, "l2", "sets");
+    assert_int_equal(w->kind, MT_FIND_VALUE);
+    assert_int_equal(n->kind, MT_FIND_VALUE);
+    w->value -= 1;
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    w->value += 1;
+    n->value *= 2; /* the whole L2's sets, not one partition's */
+    msg[0] = '\0';
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "l2 sets"));
     mt_topology_free(t);
     mt_backend_destroy(be);
 }

@@ -1,15 +1,17 @@
 /* Developer tool: what one L2 eviction set costs to find by linear group
  * testing (Vila, Koepf and Morales 2019, "Theory and practice of finding
  * eviction sets"), in one partition of a simulated L2.  docs/method.md
- * ("L2 hash beyond 2 MiB") uses its counts to decide whether the l2_geom
- * probe can find the ways of a hashed partition above 2 MiB.
+ * ("L2 eviction sets beyond 2 MiB") gives its counts: the loads one
+ * noiseless pass of the l2_geom probe's eviction search issues.
  *
  * It runs the reduction on the simulator's own cache model (src/sim/
- * cache.c) rather than through a backend, because one eviction test loads
- * a pool of about a partition's lines: far more than an experiment's
- * sequence holds (3456 entries on a GPU, 65536 in the sim), which is the
- * reason the probe cannot run it.  The loads counted are those a GPU
- * kernel would issue for the same tests.
+ * cache.c) rather than through a backend, with every line of the pool
+ * loaded (the sim's MT_KIND_EVICT loads only the target set's), so the
+ * loads counted are those a GPU kernel issues for the same tests.
+ *
+ * The reduction is the probe's own (src/probes/evict_reduce.c), over the
+ * same lists of line intervals; only the oracle differs (the model here,
+ * MT_KIND_EVICT experiments there).
  *
  * Eviction test: from an empty cache (a GPU-scope experiment starts after
  * an L2 flush) load the target, then the list, then time the target; the
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "probes/evict_reduce.h"
 #include "sim/cache.h"
 #include "sim/spec.h"
 
@@ -47,52 +50,23 @@ typedef struct {
     uint64_t tests, loads;
 } bench;
 
-/* Does the list evict the target line from an empty cache? */
-static bool evicts(bench *b, uint32_t target, const uint32_t *list, uint32_t n)
+/* Does the list evict the target line from an empty cache?  (The oracle
+ * of the probe's reduction, src/probes/evict_reduce.h, on the model.) */
+static mt_err evicts(void *ctx, const mt_line_list *l, bool *out)
 {
+    bench *b = ctx;
+    const uint32_t target = 0;
     mt_cache_reset(&b->cache);
     mt_cache_access(&b->cache, (uint64_t)target * b->line_bytes, &b->rng, NULL);
-    for (uint32_t i = 0; i < n; i++)
-        mt_cache_access(&b->cache, (uint64_t)list[i] * b->line_bytes, &b->rng, NULL);
+    for (uint32_t i = 0; i < l->n; i++)
+        for (uint32_t k = 0; k < l->iv[i].count; k++)
+            mt_cache_access(&b->cache, (uint64_t)(l->iv[i].first + k) * b->line_bytes, &b->rng,
+                            NULL);
     bool hit = mt_cache_access(&b->cache, (uint64_t)target * b->line_bytes, &b->rng, NULL);
     b->tests++;
-    b->loads += (uint64_t)n + 2;
-    return !hit;
-}
-
-/* Reduces pool[0 .. *n) in place to a list none of whose lines can be
- * dropped; returns false when out of memory. */
-static bool reduce(bench *b, uint32_t target, uint32_t *pool, uint32_t *n)
-{
-    uint32_t *rest = malloc((size_t)*n * sizeof *rest);
-    if (!rest)
-        return false;
-    uint32_t g = 2;
-    for (;;) {
-        if (g > *n)
-            g = *n;
-        bool dropped = false;
-        for (uint32_t j = 0; j < g && !dropped; j++) {
-            uint64_t lo = (uint64_t)*n * j / g, hi = (uint64_t)*n * (j + 1) / g;
-            uint32_t m = 0;
-            for (uint32_t k = 0; k < *n; k++)
-                if (k < lo || k >= hi)
-                    rest[m++] = pool[k];
-            if (evicts(b, target, rest, m)) {
-                for (uint32_t k = 0; k < m; k++)
-                    pool[k] = rest[k];
-                *n = m;
-                dropped = true;
-            }
-        }
-        if (!dropped) {
-            if (g == *n)
-                break;
-            g = 2 * g < *n ? 2 * g : *n;
-        }
-    }
-    free(rest);
-    return true;
+    b->loads += l->lines + 2;
+    *out = !hit;
+    return MT_OK;
 }
 
 static const char *const index_names[] = {"modulo", "xor", "hash"};
@@ -134,45 +108,48 @@ int main(int argc, char **argv)
     uint32_t lines = (uint32_t)(cs.size / cs.line);
     uint64_t want = argc > 2 ? strtoull(argv[2], NULL, 0) : lines;
     int rc = 1;
-    uint32_t *pool = NULL;
-    printf("partition: %llu B (1 of %u), %u B lines, %u sets x %u ways (%u lines), index %s, "
-           "%s\n", (unsigned long long)cs.size, parts, cs.line, b.cache.sets, b.cache.ways,
-           lines, index_names[cs.index], repl_names[cs.repl]);
-    const uint32_t target = 0;
-    uint32_t n = 0;
-    for (; want >= 1 && want <= (uint64_t)lines * POOL_MAX_PARTITIONS; want *= 2) {
-        free(pool);
-        if (!(pool = malloc((size_t)want * sizeof *pool))) {
-            fprintf(stderr, "l2evict_cost: out of memory\n");
-            goto out;
-        }
-        for (n = 0; n < want; n++)
-            pool[n] = lines + n; /* the block after the target's */
-        if (evicts(&b, target, pool, n))
-            break;
-        printf("pool of %u lines does not evict line 0: doubled\n", n);
-        n = 0;
-    }
-    if (!n) {
-        printf("no pool of up to %u partitions' lines evicts line 0\n", POOL_MAX_PARTITIONS);
-        goto out;
-    }
-    printf("pool: lines %u..%u (%u), target line 0\n", lines, lines + n - 1, n);
-    uint64_t pool_lines = n;
-    if (!reduce(&b, target, pool, &n)) {
+    mt_line_interval *iv = malloc(MT_EVICT_MAX_INTERVALS * sizeof *iv);
+    mt_line_interval *sc = malloc(MT_EVICT_MAX_INTERVALS * sizeof *sc);
+    mt_line_list pool = {.iv = iv, .cap = MT_EVICT_MAX_INTERVALS};
+    mt_line_list scratch = {.iv = sc, .cap = MT_EVICT_MAX_INTERVALS};
+    if (!iv || !sc) {
         fprintf(stderr, "l2evict_cost: out of memory\n");
         goto out;
     }
+    printf("partition: %llu B (1 of %u), %u B lines, %u sets x %u ways (%u lines), index %s, "
+           "%s\n", (unsigned long long)cs.size, parts, cs.line, b.cache.sets, b.cache.ways,
+           lines, index_names[cs.index], repl_names[cs.repl]);
+    bool evicted = false;
+    for (; want >= 1 && want <= (uint64_t)lines * POOL_MAX_PARTITIONS; want *= 2) {
+        iv[0] = (mt_line_interval){lines, (uint32_t)want}; /* the block after the target's */
+        pool.n = 1;
+        pool.lines = want;
+        evicts(&b, &pool, &evicted);
+        if (evicted)
+            break;
+        printf("pool of %llu lines does not evict line 0: doubled\n", (unsigned long long)want);
+    }
+    if (!evicted) {
+        printf("no pool of up to %u partitions' lines evicts line 0\n", POOL_MAX_PARTITIONS);
+        goto out;
+    }
+    printf("pool: lines %u..%llu (%llu), target line 0\n", lines,
+           (unsigned long long)(lines + want - 1), (unsigned long long)want);
+    uint64_t pool_lines = want;
+    mt_evict_reduce_stats st = {0};
+    mt_evict_reduce(&pool, &scratch, 0, evicts, &b, &st);
     uint32_t same = 0, home = mt_cache_set_of(&b.cache, 0);
-    for (uint32_t k = 0; k < n; k++)
-        same += mt_cache_set_of(&b.cache, (uint64_t)pool[k] * cs.line) == home;
-    printf("found: %u lines, %u in the target's set: ways %u (spec %u)\n", n, same, n,
-           b.cache.ways);
+    for (uint32_t i = 0; i < pool.n; i++)
+        for (uint32_t k = 0; k < pool.iv[i].count; k++)
+            same += mt_cache_set_of(&b.cache, (uint64_t)(pool.iv[i].first + k) * cs.line) == home;
+    printf("found: %llu lines, %u in the target's set: ways %llu (spec %u)\n",
+           (unsigned long long)pool.lines, same, (unsigned long long)pool.lines, b.cache.ways);
     printf("cost: %llu tests, %llu loads (%.1f x the pool)\n", (unsigned long long)b.tests,
            (unsigned long long)b.loads, (double)b.loads / (double)pool_lines);
     rc = 0;
 out:
-    free(pool);
+    free(iv);
+    free(sc);
     mt_cache_free(&b.cache);
     return rc;
 }

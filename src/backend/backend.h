@@ -1,4 +1,4 @@
-/* The backend interface, version 2.8: the only thing probes know about a GPU.
+/* The backend interface, version 2.9: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -82,6 +82,7 @@ typedef enum {
     MT_KIND_ICACHE,    /* straight-line code of a given size, run warm: the instruction caches */
     MT_KIND_ACCESS,    /* one warp's global load pattern, warm (access granularity, coalescing) */
     MT_KIND_LINK,      /* a link to another GPU or the host: its attributes, latency, bandwidth */
+    MT_KIND_EVICT,     /* an L2 eviction test: a target line, a pool of lines read in parallel, the target timed */
     MT_KIND_COUNT
 } mt_exp_kind;
 
@@ -95,6 +96,7 @@ typedef enum {
 #define MT_CAP_ICACHE   (1u << MT_KIND_ICACHE) /* since 2.4 */
 #define MT_CAP_ACCESS   (1u << MT_KIND_ACCESS) /* since 2.5 */
 #define MT_CAP_LINK     (1u << MT_KIND_LINK)   /* since 2.8 */
+#define MT_CAP_EVICT    (1u << MT_KIND_EVICT)  /* since 2.9 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -351,6 +353,27 @@ typedef struct {
     uint64_t bytes;   /* bandwidth ops: bytes per repeat (multiple of 4096) */
     uint32_t repeats; /* bandwidth ops: 1..MT_LINK_MAX_REPEATS */
 } mt_link;
+/* MT_KIND_EVICT (since 2.9, MT_CAP_EVICT; docs/method.md, "L2 eviction
+ * sets beyond 2 MiB"): an eviction test in the L2 partition of the SM
+ * that runs it.  chain[0] (path cg) lays out lines as a chase does
+ * (element k at chain[0].offset + k x stride; stride = the L2's line).
+ * The parameters are an index list (u.evict, an mt_sequence with
+ * untimed = 0): index[0] is the target element, then n_intervals =
+ * (n - 1) / 2 pairs (first element, count) give the pool: ascending,
+ * disjoint, none holding the target, count >= 1.  Each of `loads` repeats
+ * starts from an empty L2 (flushed), loads the target, then every pool
+ * element once (one 4-byte cg load per element, issued in parallel by
+ * the threads of the target's SM, in no particular order), and when
+ * every pool load has returned, loads the target again, timed: one fine
+ * sample per repeat (the fine timer overhead included, as a chase's).
+ * The intervals never pass through the L2 after the target's first load
+ * (the cuda backend stages them in shared memory before it).  Shape
+ * (mt_exp_evict builds it): one cg chain, fine mode, no warm-up, GPU
+ * scope, 1 <= loads <= MT_EVICT_MAX_REPEATS, 1 <= n_intervals <=
+ * MT_EVICT_MAX_INTERVALS (the sequence limit max_sequence does not
+ * apply). */
+#define MT_EVICT_MAX_INTERVALS 4096u
+#define MT_EVICT_MAX_REPEATS 16u
 
 typedef struct {
     mt_exp_kind kind;
@@ -382,6 +405,7 @@ typedef struct {
         mt_icache icache;
         mt_banks access; /* MT_KIND_ACCESS: a warp's 4-byte word pattern */
         mt_link link;
+        mt_sequence evict; /* MT_KIND_EVICT: the target, then the pool's intervals */
     } u;
 } mt_experiment;
 
@@ -466,6 +490,18 @@ mt_experiment mt_exp_link_bandwidth(mt_link_op op, int32_t peer, uint64_t bytes,
 /* "query", "chase", "sm_read", "sm_write", "copy_in", "copy_out" ("?"). */
 const char *mt_link_op_name(mt_link_op op);
 int mt_link_op_from_name(const char *s, mt_link_op *out); /* 0 ok, -1 unknown */
+/* An evict experiment (MT_KIND_EVICT) over `elements` lines of
+ * `line_bytes` from byte 0 of the cg buffer: list = the target element,
+ * then (first, count) pairs, n entries in all (odd); `repeats` fine
+ * samples, any SM.  The list is the caller's (not copied). */
+mt_experiment mt_exp_evict(uint64_t elements, uint32_t line_bytes, const uint32_t *list,
+                           uint32_t n, uint32_t repeats);
+/* Kinds whose parameters are an index list (mt_sequence): a sequence and
+ * an evict experiment, which the recordings store alike. */
+static inline int mt_kind_has_index_list(mt_exp_kind k)
+{
+    return k == MT_KIND_SEQUENCE || k == MT_KIND_EVICT;
+}
 
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
@@ -502,7 +538,10 @@ typedef struct mt_backend mt_backend;
  * shares (mt_stream_block_share), the L2 read gpu-benches measures. */
 /* 8 = MT_KIND_LINK (MT_CAP_LINK: the links to other GPUs of the node and
  * to the host: driver/NVML attributes, latency, bandwidth). */
-#define MT_BACKEND_API_MINOR 8
+
+/* 9 = MT_KIND_EVICT (MT_CAP_EVICT: an L2 eviction test, a target and a
+ * pool of lines read in parallel; the L2's eviction sets beyond 2 MiB). */
+#define MT_BACKEND_API_MINOR 9
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */
@@ -582,7 +621,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e);
 
 const char *mt_path_name(mt_path p);          /* "ca", "cg", "nc", "tex", "const", "shared", "none" */
 int mt_path_from_name(const char *s, mt_path *out); /* 0 ok, -1 unknown */
-const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock", "icache" */
+const char *mt_kind_name(mt_exp_kind k);      /* "chase", "sequence", "stream", "banks", "cluster", "clock", "icache", "access", "evict" */
 int mt_kind_from_name(const char *s, mt_exp_kind *out);
 
 #endif

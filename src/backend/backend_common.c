@@ -13,7 +13,7 @@ static const char *const path_names[MT_PATH_COUNT] = {
 };
 
 static const char *const kind_names[MT_KIND_COUNT] = {
-    "chase", "sequence", "stream", "banks", "cluster", "clock", "icache", "access", "link",
+    "chase", "sequence", "stream", "banks", "cluster", "clock", "icache", "access", "link", "evict",
 };
 
 const char *mt_path_name(mt_path p)

@@ -113,6 +113,53 @@ mt_experiment mt_exp_access(mt_path p, const uint32_t *word_index, uint32_t n_th
     return e;
 }
 
+mt_experiment mt_exp_evict(uint64_t elements, uint32_t line_bytes, const uint32_t *list,
+                           uint32_t n, uint32_t repeats)
+{
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CG, elements * line_bytes, line_bytes, 0,
+                                   repeats, MT_MODE_FINE);
+    e.kind = MT_KIND_EVICT;
+    e.u.evict.index = list;
+    e.u.evict.n = n;
+    e.u.evict.untimed = 0;
+    return e;
+}
+
+/* The shape of an evict experiment (backend.h, MT_KIND_EVICT) and its
+ * list: the target inside the chain, the intervals ascending, disjoint,
+ * non-empty, inside the chain and clear of the target. */
+static mt_err check_evict(const mt_experiment *e, mt_errinfo *ei)
+{
+    const mt_sequence *q = &e->u.evict;
+    const mt_chain *c = &e->chain[0];
+    if (e->n_chains != 1 || c->path != MT_PATH_GLOBAL_CG || e->mode != MT_MODE_FINE ||
+        e->warmup_laps != 0 || e->scope != MT_SCOPE_GPU || e->loads < 1 ||
+        e->loads > MT_EVICT_MAX_REPEATS || q->untimed != 0)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "evict experiment must have one cg chain, fine samples, no warm-up, GPU "
+                       "scope, 1..%u repeats and no untimed entries", MT_EVICT_MAX_REPEATS);
+    if (!q->index || q->n < 3 || q->n % 2 == 0 || (q->n - 1) / 2 > MT_EVICT_MAX_INTERVALS)
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "evict experiment: a list of %u entries (a target and 1..%u intervals)",
+                       q->n, MT_EVICT_MAX_INTERVALS);
+    uint64_t elements = mt_chain_elements(c), next = 0, target = q->index[0];
+    if (target >= elements)
+        return mt_fail(ei, MT_ERR_INVALID_ARG, "evict experiment: target %llu of %llu elements",
+                       (unsigned long long)target, (unsigned long long)elements);
+    for (uint32_t k = 1; k + 1 < q->n; k += 2) {
+        uint64_t first = q->index[k], end = first + q->index[k + 1];
+        if (q->index[k + 1] == 0 || first < next || end > elements ||
+            (target >= first && target < end))
+            return mt_fail(ei, MT_ERR_INVALID_ARG,
+                           "evict experiment: interval %u (%llu, %u) is empty, overlaps the one "
+                           "before, leaves the %llu elements or holds the target", (k - 1) / 2,
+                           (unsigned long long)first, q->index[k + 1],
+                           (unsigned long long)elements);
+        next = end;
+    }
+    return MT_OK;
+}
+
 /* The fixed shape of an access experiment (backend.h, MT_KIND_ACCESS): the
  * chain checks bound its words by the path's limit, this by the span. */
 static mt_err check_access(const mt_experiment *e, mt_errinfo *ei)
@@ -392,6 +439,8 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
         break;
     case MT_KIND_LINK:
         if ((err = mt_check_link(e, ei)))
+    case MT_KIND_EVICT:
+        if ((err = check_evict(e, ei)))
             return err;
         break;
     case MT_KIND_CLUSTER:
@@ -468,6 +517,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
     h = mt_hash_mix(h, (uint64_t)e->kind);
     switch (e->kind) {
     case MT_KIND_SEQUENCE:
+    case MT_KIND_EVICT: /* both an index list; the kind was mixed in */
         h = mt_hash_mix(h, e->u.seq.n);
         h = mt_hash_mix(h, e->u.seq.untimed);
         for (uint32_t k = 0; e->u.seq.index && k < e->u.seq.n; k++)

@@ -14,8 +14,9 @@
  *   icache.c        MT_KIND_ICACHE experiments (generated code, icache_ptx.c)
  *   link.c          MT_KIND_LINK experiments (peer GPUs and the host; nvml_links.c)
  *   access.c        MT_KIND_ACCESS experiments (a warp's global load pattern)
+ *   evict.c         MT_KIND_EVICT experiments (an L2 eviction test)
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
- * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS and MT_KIND_LINK (backend.h gives the contract); the others are refused with
+ * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS, MT_KIND_LINK and MT_KIND_EVICT (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,8 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
                 goto out;
         } else if (exps[i].kind == MT_KIND_LINK) {
             if ((rc = mtc_run_link(im, &exps[i], &out[i], ei)) != MT_OK)
+        } else if (exps[i].kind == MT_KIND_EVICT) {
+            if ((rc = mtc_run_evict(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
         } else {
             pending[npend++] = i;
@@ -236,7 +239,7 @@ static const mt_backend_ops cuda_ops = {
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
             MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
-            MT_CAP_ACCESS | MT_CAP_LINK,
+            MT_CAP_ACCESS | MT_CAP_LINK | MT_CAP_EVICT,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -141,6 +141,9 @@ mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_e
 /* icache.c: runs one MT_KIND_ICACHE experiment (a module and a launch of
  * its own). */
 mt_err mtc_run_icache(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+/* evict.c: runs one MT_KIND_EVICT experiment (an L2 flush and a launch of
+ * its own per repeat). */
+mt_err mtc_run_evict(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* stream.c: runs one MT_KIND_STREAM experiment (a launch of its own). */
 mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
 /* cluster.c: runs one MT_KIND_CLUSTER experiment (a launch of its own),

@@ -100,6 +100,22 @@ cudaError_t mtk_launch_link_chase(const uint32_t *chain, uint32_t warm, uint32_t
                                   uint32_t *out, cudaStream_t s);
 cudaError_t mtk_launch_link_stream(void *buf, uint64_t bytes, int write, unsigned blocks,
                                    unsigned threads, uint32_t *never, cudaStream_t s);
+/* MT_KIND_EVICT (kernels_evict.cu): `blocks` blocks of MTK_EVICT_THREADS;
+ * the first on SM `sm` (claim, zero before the launch) runs one repeat of
+ * the test: intervals[2k] = first element of interval k, intervals[2k + 1]
+ * = the pool position where it ends (exclusive, a running sum); elements
+ * at byte base + element x stride.  out[0] = the timed target load's
+ * cycles (fine timer overhead included), out[1] = %smid, out[2] = a sink.
+ * 2 x n_intervals words of dynamic shared memory (at most 32 KiB). */
+#define MTK_EVICT_THREADS 1024
+typedef struct {
+    uint64_t base;
+    uint32_t stride, target, n_intervals;
+    int sm;
+    const uint32_t *intervals;
+    uint32_t *claim, *out;
+} mtk_evict_args;
+cudaError_t mtk_launch_evict(const mtk_evict_args *a, unsigned blocks, cudaStream_t s);
 /* Oldest SASS architecture in this build, e.g. 75 (from __CUDA_ARCH_LIST__). */
 int mtk_oldest_arch(void);
 /* Newest PTX/SASS architecture built, e.g. 90. */

@@ -46,7 +46,8 @@ static mt_err validate_banks(const mt_experiment *e, size_t i, const mt_device_i
 mt_err mtc_validate(const mt_experiment *e, size_t i, const mt_device_info *dev, mt_errinfo *ei)
 {
     if (e->kind == MT_KIND_CLOCK || e->kind == MT_KIND_STREAM || e->kind == MT_KIND_CLUSTER ||
-        e->kind == MT_KIND_ICACHE || e->kind == MT_KIND_LINK)
+        e->kind == MT_KIND_ICACHE || e->kind == MT_KIND_LINK ||
+        e->kind == MT_KIND_EVICT)
         return mt_experiment_check(e, dev, ei);
     if (e->kind == MT_KIND_BANKS || e->kind == MT_KIND_ACCESS) /* access: the same limits */
         return validate_banks(e, i, dev, ei);

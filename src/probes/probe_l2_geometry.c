@@ -24,6 +24,7 @@
 #include "confidence.h"
 #include "geometry.h"
 #include "geometry_hash.h"
+#include "l2_evict.h"
 
 /* Most loads (warm-up and timed) the L2 geometry may issue: 4e7 loads at
  * the H100's ~300 cycles and 1.98 GHz are about 6 s, the price of an
@@ -100,7 +101,8 @@ static void doubt_hidden_misses(mt_probe_ctx *c, double hidden, double hit_thres
  * set over the whole partition instead needs eviction tests that each load
  * about the partition's lines, far beyond the backend's sequences, and
  * about 230 x those lines in loads at 16 ways (tools/l2evict_cost,
- * docs/method.md "L2 hash beyond 2 MiB").  Said first, before the
+ * docs/method.md "L2 eviction sets beyond 2 MiB": where the backend runs no
+ * eviction tests).  Said first, before the
  * capacities that fill the note; short, so the sets' own bound survives
  * the partition's note and this one within the note's 255 characters. */
 static void note_beyond_hash_span(mt_probe_ctx *c, const mt_geometry_target *t)
@@ -164,7 +166,12 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
                       "could not decide as a range");
     mt_err err = mt_geometry_measure(c, &t);
     double hidden = dram_hidden_share(c, t.hit_threshold);
-    if (err == MT_OK)
+    /* Beyond the hash recovery's span: an eviction set over the whole
+     * partition where the backend runs eviction tests (l2_evict.h), else
+     * the note on why the ways and sets stay open. */
+    if (err == MT_OK && mt_backend_supports(c->be, MT_KIND_EVICT))
+        err = mt_l2_evict_measure(c, &t, partitioned ? partition.value : 0);
+    else if (err == MT_OK)
         note_beyond_hash_span(c, &t);
     if (err == MT_OK && hidden > L2_GEOMETRY_MISS_HIDDEN_MAX)
         doubt_hidden_misses(c, hidden, t.hit_threshold);

@@ -104,7 +104,7 @@ static mt_err copy_result(const mt_experiment *x, const mt_result *src, mt_resul
 /* Frees what a kept experiment owns (a sequence's index copy). */
 static void exp_release(mt_experiment *x)
 {
-    if (x->kind == MT_KIND_SEQUENCE) {
+    if (mt_kind_has_index_list(x->kind)) {
         free((void *)x->u.seq.index);
         x->u.seq.index = NULL;
     }
@@ -132,7 +132,7 @@ static mt_err copy_experiment(const mt_experiment *src, mt_experiment *dst, mt_e
         dst->u.icache = src->u.icache;
     if (src->kind == MT_KIND_LINK)
         dst->u.link = src->u.link;
-    if (src->kind != MT_KIND_SEQUENCE)
+    if (!mt_kind_has_index_list(src->kind))
         return MT_OK;
     dst->u.seq = src->u.seq;
     dst->u.seq.index = NULL;

@@ -53,7 +53,7 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
     if (a->set_carveout != b->set_carveout ||
         (a->set_carveout && a->carveout_percent != b->carveout_percent))
         return 0;
-    if (a->kind == MT_KIND_SEQUENCE) {
+    if (mt_kind_has_index_list(a->kind)) {
         const mt_sequence *x = &a->u.seq, *y = &b->u.seq;
         if (x->n != y->n || x->untimed != y->untimed)
             return 0;
@@ -122,8 +122,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
     PUT(" order=%s seed=%u warmup_laps=%u loads=%u mode=%s sm=%d scope=%s",
         mt_order_name(e->order), e->order_seed, e->warmup_laps, e->loads, mt_mode_name(e->mode),
         e->sm, mt_scope_name(e->scope));
-    if (e->kind == MT_KIND_SEQUENCE)
-        PUT(" sequence n=%u untimed=%u", e->u.seq.n, e->u.seq.untimed);
+    if (mt_kind_has_index_list(e->kind))
+        PUT(" %s n=%u untimed=%u", mt_kind_name(e->kind), e->u.seq.n, e->u.seq.untimed);
     if (e->kind == MT_KIND_CLOCK)
         PUT(" clock ns=%u", e->u.clock.ns);
     if (e->kind == MT_KIND_ICACHE)
@@ -358,7 +358,7 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     uint32_t *dst[8] = {NULL};
     const char *expect = "";
     size_t nkeys = 0;
-    if (x->kind == MT_KIND_SEQUENCE) {
+    if (mt_kind_has_index_list(x->kind)) {
         keys[0] = "n", keys[1] = "untimed";
         dst[0] = &x->u.seq.n, dst[1] = &x->u.seq.untimed;
         nkeys = 2, expect = "\"n=N untimed=U\" for a sequence";
@@ -530,7 +530,7 @@ static mt_err parse_row(const mt_csv *c, int version, uint64_t *id, int64_t *bat
         return MT_OK;
     mt_exp_kind kind;
     if (mt_kind_from_name(c->field[C_KIND], &kind) != 0 || !mt_recording_stores_kind(kind))
-        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster, icache, access, link)", c->field[C_KIND]);
+        return mt_csv_fail(c, ei, "unknown kind \"%s\" (chase, sequence, clock, stream, banks, cluster, icache, access, link, evict)", c->field[C_KIND]);
     x->kind = kind;
     if ((e = parse_params(c, x, ei)))
         return e;
@@ -597,7 +597,7 @@ static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
         /* Experiment complete: it must be one a backend would accept (a
          * sequence once its indices are read, in load_sequences). */
         mt_errinfo why;
-        if (cur.kind != MT_KIND_SEQUENCE && mt_experiment_check(&cur, &r->dev, &why) != MT_OK) {
+        if (!mt_kind_has_index_list(cur.kind) && mt_experiment_check(&cur, &r->dev, &why) != MT_OK) {
             e = mt_csv_fail(&c, ei, "experiment %zu invalid for the recorded device: %s", r->n,
                             why.msg);
             break;
@@ -619,7 +619,7 @@ static mt_err load_experiments(replay_impl *r, const char *path, mt_errinfo *ei)
 /* The first sequence experiment from i on that has entries, or r->n. */
 static size_t next_sequence(const replay_impl *r, size_t i)
 {
-    while (i < r->n && !(r->exps[i].kind == MT_KIND_SEQUENCE && r->exps[i].u.seq.n > 0))
+    while (i < r->n && !(mt_kind_has_index_list(r->exps[i].kind) && r->exps[i].u.seq.n > 0))
         i++;
     return i;
 }
@@ -696,7 +696,7 @@ static mt_err load_sequences(replay_impl *r, const char *path, mt_errinfo *ei)
     mt_csv_close(&c);
     for (size_t i = 0; !e && i < r->n; i++) {
         mt_errinfo why;
-        if (r->exps[i].kind == MT_KIND_SEQUENCE &&
+        if (mt_kind_has_index_list(r->exps[i].kind) &&
             mt_experiment_check(&r->exps[i], &r->dev, &why) != MT_OK)
             e = mt_fail(ei, MT_ERR_REPLAY,
                         "%s: sequence experiment %zu invalid for the recorded device: %s", path,
@@ -829,7 +829,7 @@ static void impl_free(replay_impl *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++)
-        if (r->exps[i].kind == MT_KIND_SEQUENCE)
+        if (mt_kind_has_index_list(r->exps[i].kind))
             free((void *)r->exps[i].u.seq.index);
     for (size_t i = 0; i < r->cap; i++)
         mt_result_free(&r->res[i]);
@@ -946,6 +946,28 @@ static const mt_backend_ops replay_ops = {
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,
 };
+/* A recording that holds evict experiments (since 2.9) also announces
+ * them.  One without (made before, or by a run that needed none) does
+ * not: the L2 geometry then takes the path it took when it was recorded
+ * instead of asking for eviction tests nobody ran. */
+static const mt_backend_ops replay_ops_evict = {
+    .api_version = MT_BACKEND_API_VERSION,
+    .name = "replay",
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS |
+            MT_CAP_EVICT,
+    .get_info = rp_get_info,
+    .run_batch = rp_run_batch,
+    .destroy = rp_destroy,
+};
+
+static int holds_evict(const replay_impl *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->exps[i].kind == MT_KIND_EVICT)
+            return 1;
+    return 0;
+}
 
 mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
 {
@@ -997,7 +1019,7 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
         impl_free(r);
         return mt_fail(ei, MT_ERR_NOMEM, "replay: out of memory");
     }
-    b->ops = &replay_ops;
+    b->ops = holds_evict(r) ? &replay_ops_evict : &replay_ops;
     b->impl = r;
     *out = b;
     return MT_OK;
@@ -1006,7 +1028,7 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
 mt_err mt_replay_recording_info(const mt_backend *replay, mt_recording_info *out,
                                 mt_errinfo *ei)
 {
-    if (!replay || replay->ops != &replay_ops)
+    if (!replay || (replay->ops != &replay_ops && replay->ops != &replay_ops_evict))
         return mt_fail(ei, MT_ERR_INVALID_ARG, "not a replay backend");
     *out = ((const replay_impl *)replay->impl)->info;
     return MT_OK;

@@ -14,7 +14,8 @@ int mt_recording_stores_kind(mt_exp_kind k)
 {
     return k == MT_KIND_CHASE || k == MT_KIND_SEQUENCE || k == MT_KIND_CLOCK ||
            k == MT_KIND_STREAM || k == MT_KIND_BANKS || k == MT_KIND_CLUSTER ||
-           k == MT_KIND_ICACHE || k == MT_KIND_ACCESS || k == MT_KIND_LINK;
+           k == MT_KIND_ICACHE || k == MT_KIND_ACCESS || k == MT_KIND_LINK ||
+           k == MT_KIND_EVICT;
 }
 
 const char *mt_order_name(mt_order o)
@@ -91,7 +92,7 @@ static mt_err check_storable(const char *dir, const mt_experiment *exps, const m
             return mt_fail(ei, MT_ERR_INVALID_ARG,
                            "%s/%s: experiment %zu is of kind %s, which recordings cannot store",
                            dir, MT_EXPERIMENTS_CSV, i, mt_kind_name(x->kind));
-        if (x->kind == MT_KIND_SEQUENCE && x->u.seq.n && !x->u.seq.index)
+        if (mt_kind_has_index_list(x->kind) && x->u.seq.n && !x->u.seq.index)
             return mt_fail(ei, MT_ERR_INVALID_ARG,
                            "%s/%s: sequence experiment %zu has %u entries but no index list", dir,
                            MT_SEQUENCES_CSV, i, x->u.seq.n);
@@ -111,7 +112,7 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
     for (size_t i = 0; i < n; i++) {
         const mt_experiment *x = &exps[i];
         char params[MT_BANKS_PARAMS_MAX + 128] = "";
-        if (x->kind == MT_KIND_SEQUENCE)
+        if (mt_kind_has_index_list(x->kind)) /* evict: since 2.9 */
             snprintf(params, sizeof params, "n=%" PRIu32 " untimed=%" PRIu32, x->u.seq.n,
                      x->u.seq.untimed);
         else if (x->kind == MT_KIND_CLOCK)
@@ -159,7 +160,7 @@ static void write_sequences(FILE *f, const mt_experiment *exps, size_t n)
 {
     fprintf(f, "%s\n", MT_SEQUENCES_CSV_HEADER);
     for (size_t i = 0; i < n; i++)
-        if (exps[i].kind == MT_KIND_SEQUENCE)
+        if (mt_kind_has_index_list(exps[i].kind))
             for (uint32_t k = 0; k < exps[i].u.seq.n; k++)
                 fprintf(f, "%zu,%" PRIu32 ",%" PRIu32 "\n", i, k, exps[i].u.seq.index[k]);
 }

@@ -112,7 +112,7 @@ static void sim_destroy(mt_backend *b)
 static const mt_backend_ops sim_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "sim",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_BANKS | MT_CAP_ACCESS |
+    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_BANKS | MT_CAP_ACCESS | MT_CAP_EVICT |
             MT_CAP_CARVEOUT,
     .get_info = sim_get_info,
     .run_batch = sim_run_batch,
@@ -123,7 +123,7 @@ static const mt_backend_ops sim_ops_stream = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "sim",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_ACCESS,
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_ACCESS | MT_CAP_EVICT,
     .get_info = sim_get_info,
     .run_batch = sim_run_batch,
     .destroy = sim_destroy,

@@ -8,6 +8,7 @@
 #include "../core/rng.h"
 #include "banks.h"
 #include "cache.h"
+#include "evict_model.h"
 #include "tlb.h"
 
 /* Longest route of caches a load can take (every cache plus the L2). */
@@ -28,6 +29,8 @@ struct mt_sim_engine {
      * caches before every experiment. */
     mt_tlb tlb[MT_SIM_MAX_TLBS];
     int n_tlbs;
+    /* MT_KIND_EVICT: the target's set members of the last block asked. */
+    mt_sim_evict_members evict;
 };
 
 void mt_sim_engine_set_tenant(mt_sim_engine *eng, int active)
@@ -123,6 +126,7 @@ void mt_sim_engine_free(mt_sim_engine *eng)
         drop_instances(eng, i);
     for (int i = 0; i < eng->n_tlbs; i++)
         mt_tlb_free(&eng->tlb[i]);
+    mt_sim_evict_members_free(&eng->evict);
     free(eng);
 }
 
@@ -415,6 +419,19 @@ static uint32_t to_cycles(double x)
     return (uint32_t)llround(x);
 }
 
+/* The fine sample of one load that level d served in lat cycles: timer
+ * overhead, the level's Gaussian noise, timer outliers. */
+static uint32_t fine_sample(const mt_sim_spec *s, const chain_ctx *cc, mt_rng *rng, int d,
+                            double lat)
+{
+    double x = lat + s->timer_overhead;
+    if (cc->noise[d] > 0)
+        x += cc->noise[d] * gauss(rng);
+    if (s->outlier_rate > 0 && mt_rng_uniform(rng) < s->outlier_rate)
+        x += s->outlier_cycles * (0.5 + mt_rng_uniform(rng));
+    return to_cycles(x);
+}
+
 /* Measures e->loads loads of cc: continuing the chain, or (seq non-NULL)
  * of the elements seq[0 .. loads-1] in that order. */
 static void measure(const mt_sim_spec *s, const mt_experiment *e, chain_ctx *cc, mt_rng *rng,
@@ -426,12 +443,7 @@ static void measure(const mt_sim_spec *s, const mt_experiment *e, chain_ctx *cc,
             if (seq)
                 cc->pos = seq[k];
             int d = one_load(cc, rng, &lat);
-            double x = lat + s->timer_overhead;
-            if (cc->noise[d] > 0)
-                x += cc->noise[d] * gauss(rng);
-            if (s->outlier_rate > 0 && mt_rng_uniform(rng) < s->outlier_rate)
-                x += s->outlier_cycles * (0.5 + mt_rng_uniform(rng));
-            cycles[k] = to_cycles(x);
+            cycles[k] = fine_sample(s, cc, rng, d, lat);
         }
         return;
     }
@@ -523,6 +535,102 @@ static mt_err run_access(const mt_sim_spec *s, const mt_experiment *e, mt_result
     return warp_load_samples(s, e, lat, cs->noise, out, ei);
 }
 
+/* Every cache and TLB empty, as at the start of an experiment. */
+static void empty_caches(mt_sim_engine *eng)
+{
+    for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
+        for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
+            if (eng->inst[i][k])
+                mt_cache_reset(eng->inst[i][k]);
+    for (int i = 0; i < eng->n_tlbs; i++)
+        mt_tlb_reset(&eng->tlb[i]);
+}
+
+/* The pages of elements [first, first + count) translated once each, in
+ * address order, as the pool's loads translate them (the penalty is the
+ * pool's, never sampled).  Steps by the smallest page of any level. */
+static void evict_pool_pages(chain_ctx *cc, uint64_t first, uint64_t count)
+{
+    if (!cc->n_tlbs)
+        return;
+    uint64_t step = cc->tlb_spec[0].page;
+    for (int i = 1; i < cc->n_tlbs; i++)
+        step = cc->tlb_spec[i].page < step ? cc->tlb_spec[i].page : step;
+    uint64_t lo = mt_chain_addr(cc->chain, first), hi = mt_chain_addr(cc->chain, first + count - 1);
+    if (cc->chain->stride >= step) {
+        for (uint64_t k = first; k < first + count; k++)
+            tlb_penalty(cc, mt_chain_addr(cc->chain, k));
+        return;
+    }
+    for (uint64_t a = lo - lo % step; a <= hi; a += step)
+        tlb_penalty(cc, a < lo ? lo : a);
+}
+
+/* MT_KIND_EVICT (backend.h): each repeat from empty caches and TLBs, the
+ * target, the pool's lines once each in address order, the target timed.
+ * Without an active [tenant] (whose evictions follow our load count) only
+ * the pool's lines in the target's set are loaded (evict_model.h: the
+ * outcome is the same); with one, every pool line is, through one_load. */
+static mt_err run_evict(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
+                        mt_errinfo *ei)
+{
+    const mt_sequence *q = &e->u.evict;
+    chain_ctx cc;
+    mt_err err = setup_chain(eng, e, 0, &cc, ei);
+    if (err)
+        return err;
+    if (cc.l2_level != 0)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED, "evict experiment: the cg path reaches no L2");
+    uint64_t pool = 0;
+    for (uint32_t k = 1; k + 1 < q->n; k += 2)
+        pool += q->index[k + 1];
+    int every_line = eng->tenant_active;
+    if (every_line && pool * e->loads > MT_SIM_MAX_WORK)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "evict experiment would simulate %llu loads; the simulator's limit is "
+                       "%llu", (unsigned long long)(pool * e->loads),
+                       (unsigned long long)MT_SIM_MAX_WORK);
+    if (!every_line &&
+        (err = mt_sim_evict_members_of(&eng->evict, cc.lv[0], &e->chain[0], cc.space,
+                                       q->index[0], ei)))
+        return err;
+    out->cycles[0] = malloc((size_t)e->loads * sizeof *out->cycles[0]);
+    if (!out->cycles[0])
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", e->loads);
+    out->n[0] = e->loads;
+    mt_rng rng = {.s = mt_sim_experiment_seed(eng->spec.seed, e)};
+    tenant_ctx ten = {.t = &eng->spec.tenant};
+    ten.rng.s = mt_hash_mix(rng.s, 0x74656e616e74ull); /* "tenant" */
+    cc.ten = every_line ? &ten : NULL;
+    for (uint32_t r = 0; r < e->loads; r++) {
+        double lat;
+        empty_caches(eng);
+        cc.pos = q->index[0];
+        one_load(&cc, &rng, &lat);
+        for (uint32_t k = 1; k + 1 < q->n; k += 2) {
+            uint64_t first = q->index[k], end = first + q->index[k + 1];
+            if (every_line) {
+                for (uint64_t x = first; x < end; x++) {
+                    cc.pos = x;
+                    one_load(&cc, &rng, &lat);
+                }
+                continue;
+            }
+            evict_pool_pages(&cc, first, q->index[k + 1]);
+            for (size_t m = mt_sim_evict_first_member(&eng->evict, first);
+                 m < eng->evict.n_members && eng->evict.members[m] < end; m++) {
+                uint64_t a = mt_chain_addr(cc.chain, eng->evict.members[m]) | cc.space;
+                fetch(&cc, &rng, 0, a, a, 4);
+            }
+        }
+        cc.pos = q->index[0];
+        int d = one_load(&cc, &rng, &lat);
+        out->cycles[0][r] = fine_sample(&eng->spec, &cc, &rng, d, lat);
+    }
+    out->sm_ran = e->sm >= 0 ? e->sm : 0;
+    return MT_OK;
+}
+
 mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
                          mt_errinfo *ei)
 {
@@ -533,6 +641,12 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
         return run_banks(&eng->spec, e, out, ei);
     if (e->kind == MT_KIND_ACCESS)
         return run_access(&eng->spec, e, out, ei);
+    if (e->kind == MT_KIND_EVICT) {
+        mt_err err = run_evict(eng, e, out, ei);
+        if (err)
+            mt_result_free(out);
+        return err;
+    }
     if (e->kind != MT_KIND_CHASE && e->kind != MT_KIND_SEQUENCE)
         return mt_fail(ei, MT_ERR_UNSUPPORTED, "the simulator does not run %s experiments",
                        mt_kind_name(e->kind));
@@ -549,12 +663,7 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
                        (unsigned long long)work, (unsigned long long)MT_SIM_MAX_WORK);
 
     use_carveout(eng, mt_sim_carveout_smem(&eng->spec, e->set_carveout ? e->carveout_percent : -1));
-    for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
-        for (int k = 0; k < MT_SIM_MAX_SLICES; k++)
-            if (eng->inst[i][k])
-                mt_cache_reset(eng->inst[i][k]);
-    for (int i = 0; i < eng->n_tlbs; i++)
-        mt_tlb_reset(&eng->tlb[i]);
+    empty_caches(eng);
 
     chain_ctx cc[MT_MAX_CHAINS];
     memset(cc, 0, sizeof cc);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/l2evict_cost (docs/method.md, "L2 hash beyond 2 MiB"): the group-
+# tools/l2evict_cost (docs/method.md, "L2 eviction sets beyond 2 MiB"): the group-
 # testing reduction it times finds exactly the ways of LRU, FIFO and tree
 # pseudo-LRU partitions under modulo, xor and mask hashes (the lines it
 # keeps all lie in the target's set, checked against the sim's model), and

@@ -1,0 +1,438 @@
+/* L2 ways and sets from one eviction set over a whole partition
+ * (l2_evict.h; docs/method.md, "L2 eviction sets beyond 2 MiB").
+ *
+ * 1. The timed target's hits and misses: a reference of tests whose pool
+ *    is one line (nothing evicts a target from an empty set of W >= 2
+ *    ways) gives the rate at which a hit reads as a miss (timer spikes),
+ *    and from it the repeats each decision takes the majority of.
+ * 2. The pool: the partition's lines after the target (element 0), which
+ *    under LRU, FIFO and pseudo-LRU evict it when they hold W lines of its
+ *    set (an aligned block of the partition's lines holds W of every set
+ *    under modulo, the sim's xor and most hashes); doubled while it does
+ *    not evict, up to L2_EVICT_POOL_MAX_PARTITIONS partitions.
+ * 3. The reduction (evict_reduce.h) to a list none of whose lines can go.
+ * 4. Checks: the list evicts in every one of MT_EVICT_MAX_REPEATS repeats,
+ *    and without any one of its lines it keeps the target in most of
+ *    them.  Under LRU, FIFO and pseudo-LRU that holds exactly for W lines
+ *    of the target's set; under random replacement no list passes both
+ *    (W lines evict only about 1/W of the time; lists that evict nearly
+ *    always still do without one line).  A failed check runs the whole
+ *    search once more from another target (a timer spike misled it),
+ *    then gives up: the ways stay a range.
+ * Sets: the partition's lines / W, where the partition's lines are known
+ * exactly: the driver's L2 over a whole number of equal partitions. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "confidence.h"
+#include "evict_reduce.h"
+#include "geometry_hash.h"
+#include "l2_evict.h"
+
+/* Most test repeats (each one L2 flush and one pool read on a GPU, ~0.1-
+ * 0.25 ms on the H100) the search may spend: at most about 5-12 s, an
+ * opt-in measurement's price; 16 ways take ~2800 tests x 5 repeats, 32
+ * ways ~7700 x 5.  A policy that no list satisfies (random replacement)
+ * spends all of it in the simulator too, so it is kept no larger. */
+#define L2_EVICT_BUDGET_REPEATS 50000ull
+/* Most chance that one of the search's decisions goes the wrong way
+ * because timer spikes made most of its repeats of a hit read as misses,
+ * over L2_EVICT_EXPECTED_TESTS tests; a wrong decision fails the checks
+ * and costs a second search, it never yields a wrong value. */
+#define L2_EVICT_PASS_ERROR 0.01
+/* Tests of a search for 16-32 ways (tools/l2evict_cost: 2358-7685). */
+#define L2_EVICT_EXPECTED_TESTS 8000.0
+/* Experiments of the hit reference (x MT_EVICT_MAX_REPEATS timed loads:
+ * 256, which resolve spike rates down to about 0.004). */
+#define L2_EVICT_REF_EXPERIMENTS 16u
+/* Largest pool tried, in partitions' lines: a hash that puts fewer than W
+ * lines of the target's set in four partitions' worth is beyond this. */
+#define L2_EVICT_POOL_MAX_PARTITIONS 4u
+/* The driver's L2 over the partition size must lie this close to a whole
+ * number of partitions for the partition's lines to count as exact. */
+#define L2_EVICT_PARTITION_ROUNDING 0.1
+/* Confidence of ways and sets from an eviction set that passed its checks
+ * (an index or policy beyond LRU, FIFO and pseudo-LRU that passed them
+ * anyway is not ruled out). */
+#define L2_EVICT_CONF 0.9
+
+typedef struct {
+    mt_probe_ctx *c;
+    const mt_geometry_target *t;
+    uint64_t elements, offset; /* the block: target element 0, the pool after it */
+    uint32_t repeats;          /* per decision */
+    uint32_t *list;            /* the experiment's list (1 + 2 x MT_EVICT_MAX_INTERVALS) */
+    uint64_t spent;            /* repeats run */
+    uint32_t stride;           /* bytes between elements: the line, or half of it */
+} evict_ctx;
+
+static mt_experiment make_test(const evict_ctx *x, const mt_line_list *l, uint32_t repeats)
+{
+    x->list[0] = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        x->list[1 + 2 * i] = l->iv[i].first;
+        x->list[2 + 2 * i] = l->iv[i].count;
+    }
+    mt_experiment e = mt_exp_evict(x->elements, x->stride, x->list, 1 + 2 * l->n, repeats);
+    e.chain[0].offset = x->offset;
+    e.sm = 0; /* one SM, so that every test sees the same partition */
+    return e;
+}
+
+/* Misses among the n timed repeats of r. */
+static mt_miss_count misses_of(const evict_ctx *x, const mt_result *r)
+{
+    mt_miss_count m = {0};
+    mt_count_misses(x->c, r, x->t->hit_threshold, &m);
+    return m;
+}
+
+static mt_err run_one(evict_ctx *x, const mt_line_list *l, uint32_t repeats, mt_miss_count *m)
+{
+    mt_experiment e = make_test(x, l, repeats);
+    mt_result r;
+    mt_err err = mt_run(x->c, &e, 1, &r);
+    if (err != MT_OK)
+        return err;
+    x->spent += repeats;
+    *m = misses_of(x, &r);
+    mt_results_free(&r, 1);
+    return MT_OK;
+}
+
+/* The oracle of the reduction: the majority of x->repeats. */
+static mt_err majority_evicts(void *ctx, const mt_line_list *l, bool *evicts)
+{
+    evict_ctx *x = ctx;
+    mt_miss_count m;
+    mt_err err = run_one(x, l, x->repeats, &m);
+    *evicts = err == MT_OK && 2 * m.missed > m.timed;
+    return err;
+}
+
+/* Chance that at least half (k odd: (k + 1) / 2) of k repeats of a hit
+ * read as misses at a spike rate p. */
+static double majority_wrong(uint32_t k, double p)
+{
+    double sum = 0;
+    for (uint32_t j = (k + 1) / 2; j <= k; j++) {
+        double term = 1;
+        for (uint32_t i = 0; i < j; i++)
+            term *= (double)(k - i) / (double)(i + 1) * p;
+        sum += term * pow(1 - p, (double)(k - j));
+    }
+    return sum;
+}
+
+/* The spike rate of the timed hit (Laplace's rule over the reference). */
+static mt_err spike_rate(evict_ctx *x, double *p, bool *hits_seen)
+{
+    mt_line_interval one = {1, 1};
+    mt_line_list l = {.iv = &one, .n = 1, .cap = 1, .lines = 1};
+    mt_miss_count all = {0};
+    for (uint32_t k = 0; k < L2_EVICT_REF_EXPERIMENTS; k++) {
+        /* Different targets (offsets), so that the repeats are independent. */
+        uint64_t keep = x->offset;
+        x->offset += (uint64_t)k * 2 * x->t->line;
+        mt_miss_count m;
+        mt_err err = run_one(x, &l, MT_EVICT_MAX_REPEATS, &m);
+        x->offset = keep;
+        if (err != MT_OK)
+            return err;
+        all.missed += m.missed;
+        all.timed += m.timed;
+    }
+    *p = ((double)all.missed + 1) / ((double)all.timed + 2);
+    *hits_seen = 2 * all.missed < all.timed;
+    return MT_OK;
+}
+
+/* Checks a reduced list (see the file's comment): *ok when it evicts in
+ * every repeat and keeps the target in most without any one line. */
+static mt_err check_list(evict_ctx *x, const mt_line_list *l, mt_line_list *scratch, bool *ok,
+                         char *why, size_t cap)
+{
+    mt_miss_count m;
+    mt_err err = run_one(x, l, MT_EVICT_MAX_REPEATS, &m);
+    if (err != MT_OK)
+        return err;
+    *ok = m.missed == m.timed;
+    if (!*ok) {
+        snprintf(why, cap, "its %llu lines evicted the target in %zu of %zu repeats",
+                 (unsigned long long)l->lines, m.missed, m.timed);
+        return MT_OK;
+    }
+    for (uint64_t pos = 0; pos < l->lines && *ok; pos++) {
+        if (!mt_line_list_remove(l, pos, pos + 1, scratch)) {
+            *ok = false; /* cannot happen: scratch holds one interval more */
+            snprintf(why, cap, "its lines could not be listed without one");
+            return MT_OK;
+        }
+        if ((err = run_one(x, scratch, MT_EVICT_MAX_REPEATS, &m)) != MT_OK)
+            return err;
+        *ok = 2 * m.missed < m.timed;
+        if (!*ok)
+            snprintf(why, cap, "without line %llu of its %llu it still evicted in %zu of %zu "
+                     "repeats", (unsigned long long)pos, (unsigned long long)l->lines, m.missed,
+                     m.timed);
+    }
+    return MT_OK;
+}
+
+/* Whether the eviction set confirms the measured line L (the sets count
+ * lines of L bytes).  Each test swaps one of its W elements for another
+ * address: (a) the next element, L further: a true line longer than L
+ * holds both for some element of the set, so the list would still evict;
+ * with lines of L it is another line, in the target's set only by chance
+ * (1 in the sets); (b) the element's second half, L / 2 further: with
+ * lines of L the same line, so the list still evicts; with shorter lines
+ * another one.  Confirmed when every (a) keeps the target and every (b)
+ * evicts it (the majority of the search's repeats each). */
+static mt_err confirm_line(evict_ctx *x, const mt_line_list *l, mt_line_list *s, bool *ok)
+{
+    uint32_t w = (uint32_t)l->lines, *m = malloc((size_t)w * sizeof *m), at = 0;
+    if (!m)
+        return mt_fail(x->c->ei, MT_ERR_NOMEM, "out of memory for an eviction set");
+    for (uint32_t i = 0; i < l->n; i++)
+        for (uint32_t k = 0; k < l->iv[i].count; k++)
+            m[at++] = l->iv[i].first + k;
+    mt_err err = MT_OK;
+    *ok = x->t->line >= 8 && x->t->line % 8 == 0; /* a half line of whole words */
+    for (int half = 0; half < 2 && *ok && err == MT_OK; half++) {
+        uint64_t keep_elements = x->elements;
+        uint32_t scale = half ? 2 : 1;
+        x->stride = x->t->line / scale;
+        x->elements = keep_elements * scale;
+        for (uint32_t i = 0; i < w && *ok && err == MT_OK; i++) {
+            uint64_t swap = (uint64_t)m[i] * scale + 1;
+            if (swap >= x->elements || (!half && i + 1 < w && m[i + 1] == swap)) {
+                *ok = false; /* cannot be tested: not confirmed */
+                break;
+            }
+            /* The list in element order, m[i] swapped (it stays in place:
+             * m[i] < swap < m[i + 1] in both cases). */
+            s->n = 0;
+            s->lines = w;
+            for (uint32_t j = 0; j < w; j++)
+                s->iv[s->n++] = (mt_line_interval){j == i ? (uint32_t)swap
+                                                          : m[j] * scale, 1};
+            bool evicts = false;
+            err = majority_evicts(x, s, &evicts);
+            *ok = evicts == (half == 1);
+        }
+        x->stride = x->t->line;
+        x->elements = keep_elements;
+    }
+    free(m);
+    return err;
+}
+
+/* The partition's lines where they are known exactly: the driver's L2 as
+ * one partition (l2.partition_size absent, trusted), or over a whole
+ * number P of equal partitions (the partition size within
+ * L2_EVICT_PARTITION_ROUNDING of L2 / P); else 0. */
+static uint64_t exact_partition_lines(const mt_probe_ctx *c, uint32_t line, uint32_t *parts)
+{
+    const mt_finding *p = mt_get(c, "l2", "partition_size");
+    uint64_t l2 = c->dev.l2_bytes;
+    *parts = 0;
+    if (!l2 || p->confidence < MT_CONF_TRUSTED)
+        return 0;
+    double ratio = p->kind == MT_FIND_ABSENT ? 1 : p->kind == MT_FIND_VALUE && p->value > 0
+                                                       ? (double)l2 / p->value
+                                                       : 0;
+    double whole = round(ratio);
+    if (whole < 1 || fabs(ratio - whole) > L2_EVICT_PARTITION_ROUNDING ||
+        l2 % ((uint64_t)whole * line))
+        return 0;
+    *parts = (uint32_t)whole;
+    return l2 / (uint64_t)whole / line;
+}
+
+static void set_open_note(mt_probe_ctx *c, const char *fmt_note)
+{
+    static const char *const open_findings[] = {"ways", "sets"};
+    for (size_t i = 0; i < sizeof open_findings / sizeof *open_findings; i++) {
+        mt_finding f = *mt_get(c, "l2", open_findings[i]);
+        if (f.kind == MT_FIND_NONE || f.kind == MT_FIND_VALUE)
+            continue;
+        mt_finding_note_first(&f, "%s", fmt_note);
+        mt_set(c, "l2", open_findings[i], &f);
+    }
+}
+
+/* A power-of-two set count may have XOR masks, but they are not measured
+ * here: every line bit up to the buffer's (about 28 on the H100) would be
+ * tested against the eviction set with unions of up to half the partition,
+ * thousands of tests of 1e4-1e5 lines each (docs/method.md). */
+static void note_masks_not_measured(mt_probe_ctx *c)
+{
+    mt_finding f = *mt_get(c, "l2", "index_masks");
+    if (f.kind != MT_FIND_NONE)
+        return;
+    mt_finding_append_note(&f, "not measured beyond the %u MiB the hash recovery tests: masks "
+                           "over the whole partition need thousands of tests of 1e4-1e5 lines "
+                           "each (docs/method.md)", (unsigned)(GEOMETRY_HASH_SPAN_BYTES >> 20));
+    mt_set(c, "l2", "index_masks", &f);
+}
+
+/* One search from the target at byte `offset`: the pool, the reduction,
+ * the checks.  *found = the ways when the list passed; else why. */
+static mt_err search_once(evict_ctx *x, uint64_t pool_lines, mt_line_list *l, mt_line_list *s,
+                          uint32_t *found, char *why, size_t cap, bool *final)
+{
+    uint64_t limit = x->c->dev.path_limit_bytes[MT_PATH_GLOBAL_CG];
+    bool evicts = false;
+    uint64_t m = 1;
+    for (; m <= L2_EVICT_POOL_MAX_PARTITIONS && !evicts; m *= 2) {
+        uint64_t lines = m * pool_lines;
+        if (lines > UINT32_MAX - 2 ||
+            (limit && x->offset + (lines + 1) * x->t->line > limit))
+            break;
+        x->elements = lines + 1;
+        l->iv[0] = (mt_line_interval){1, (uint32_t)lines};
+        l->n = 1;
+        l->lines = lines;
+        /* Every repeat must evict: under LRU, FIFO and pseudo-LRU a pool
+         * with W lines of the set always does (timer spikes only turn hits
+         * into misses); under random replacement a pool of about W lines
+         * of the set rarely does 16 times, so the search does not start. */
+        mt_miss_count got;
+        mt_err err = run_one(x, l, MT_EVICT_MAX_REPEATS, &got);
+        if (err != MT_OK)
+            return err;
+        evicts = got.missed == got.timed;
+    }
+    if (!evicts) {
+        snprintf(why, cap, "no pool of up to %u partitions' lines evicted the target in "
+                 "every repeat", L2_EVICT_POOL_MAX_PARTITIONS);
+        *final = true;
+        return MT_OK;
+    }
+    mt_progress(x->c, "L2 eviction set: reducing a pool of %llu lines, %u repeats a test",
+                (unsigned long long)l->lines, x->repeats);
+    mt_evict_reduce_stats st = {0};
+    uint64_t left = L2_EVICT_BUDGET_REPEATS > x->spent ? L2_EVICT_BUDGET_REPEATS - x->spent : 0;
+    mt_err err = mt_evict_reduce(l, s, left / x->repeats, majority_evicts, x, &st);
+    if (err != MT_OK)
+        return err;
+    if (st.budget_spent) {
+        snprintf(why, cap, "the budget of %llu test repeats was spent (%llu tests)",
+                 L2_EVICT_BUDGET_REPEATS, (unsigned long long)st.tests);
+        *final = true;
+        return MT_OK;
+    }
+    bool ok = false;
+    if ((err = check_list(x, l, s, &ok, why, cap)) != MT_OK)
+        return err;
+    if (ok)
+        *found = (uint32_t)l->lines;
+    return MT_OK;
+}
+
+mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
+                           double partition_bytes)
+{
+    if (!mt_backend_supports(c->be, MT_KIND_EVICT) || !(t->line > 0) ||
+        t->size_lo <= GEOMETRY_HASH_SPAN_BYTES)
+        return MT_OK;
+    const mt_finding w0 = *mt_get(c, "l2", "ways");
+    if (w0.kind == MT_FIND_VALUE || w0.kind == MT_FIND_NONE)
+        return MT_OK;
+    mt_note_threshold(c, "L2_EVICT_BUDGET_REPEATS", (double)L2_EVICT_BUDGET_REPEATS,
+                      "L2 eviction set: most test repeats (an L2 flush and a pool read each) "
+                      "the search may spend");
+    mt_note_threshold(c, "L2_EVICT_PASS_ERROR", L2_EVICT_PASS_ERROR,
+                      "L2 eviction set: most chance of one decision misled by timer spikes "
+                      "over a search (sets the repeats per test)");
+    mt_note_threshold(c, "L2_EVICT_POOL_MAX_PARTITIONS", L2_EVICT_POOL_MAX_PARTITIONS,
+                      "L2 eviction set: largest pool tried, in partitions' lines");
+    mt_note_threshold(c, "L2_EVICT_PARTITION_ROUNDING", L2_EVICT_PARTITION_ROUNDING,
+                      "L2 eviction set: how close L2 / partition size must be to a whole "
+                      "number for the sets to be exact");
+    uint32_t parts = 0;
+    uint64_t exact_lines = exact_partition_lines(c, t->line, &parts);
+    uint64_t pool_lines = exact_lines ? exact_lines
+                          : partition_bytes > 0 ? (uint64_t)(partition_bytes / t->line)
+                                                : (uint64_t)(t->size_lo / t->line);
+    mt_line_list l = {.cap = MT_EVICT_MAX_INTERVALS}, s = {.cap = MT_EVICT_MAX_INTERVALS};
+    l.iv = malloc(MT_EVICT_MAX_INTERVALS * sizeof *l.iv);
+    s.iv = malloc(MT_EVICT_MAX_INTERVALS * sizeof *s.iv);
+    uint32_t *list = malloc((1 + 2 * (size_t)MT_EVICT_MAX_INTERVALS) * sizeof *list);
+    mt_err err = MT_OK;
+    if (!l.iv || !s.iv || !list) {
+        err = mt_fail(c->ei, MT_ERR_NOMEM, "out of memory for an eviction set");
+        goto out;
+    }
+    evict_ctx x = {.c = c, .t = t, .elements = 2, .list = list, .stride = t->line};
+    double p = 1;
+    bool hits_seen = false;
+    mt_progress(c, "L2 eviction set: hit reference (%u tests)", L2_EVICT_REF_EXPERIMENTS);
+    if ((err = spike_rate(&x, &p, &hits_seen)) != MT_OK)
+        goto out;
+    char why[160] = "", note[240];
+    if (!hits_seen) {
+        snprintf(why, sizeof why, "a target with nothing to evict it read as a miss in most "
+                 "repeats");
+    } else {
+        x.repeats = 3;
+        while (x.repeats + 2 <= MT_EVICT_MAX_REPEATS &&
+               majority_wrong(x.repeats, p) * L2_EVICT_EXPECTED_TESTS > L2_EVICT_PASS_ERROR)
+            x.repeats += 2;
+    }
+    uint32_t ways = 0;
+    bool final = !hits_seen;
+    /* Two searches at most: from element 0, then from the line after it. */
+    for (int attempt = 0; attempt < 2 && !ways && !final; attempt++) {
+        x.offset = (uint64_t)attempt * t->line;
+        if ((err = search_once(&x, pool_lines, &l, &s, &ways, why, sizeof why, &final)) != MT_OK)
+            goto out;
+    }
+    bool inside = ways && (w0.kind != MT_FIND_RANGE || (ways >= w0.lo && ways <= w0.hi)) &&
+                  (w0.kind != MT_FIND_LOWER_BOUND || ways >= w0.lo);
+    if (ways && !inside)
+        snprintf(why, sizeof why, "its %u lines contradict the stride search", ways);
+    if (!ways || !inside) {
+        snprintf(note, sizeof note, "no eviction set (docs/method.md): %s", why);
+        set_open_note(c, note);
+        goto out;
+    }
+    mt_finding fw = mt_find_value(ways, "", MT_SRC_MEASURED, "eviction set over the partition",
+                                  L2_EVICT_CONF, "%u lines of one set evict the target, %u never "
+                                  "(%u repeats each); %llu test repeats, %u a decision", ways,
+                                  ways - 1, MT_EVICT_MAX_REPEATS, (unsigned long long)x.spent,
+                                  x.repeats);
+    mt_set(c, "l2", "ways", &fw);
+    mt_finding fs = *mt_get(c, "l2", "sets");
+    if (exact_lines && exact_lines % ways == 0) {
+        fs = mt_find_value((double)(exact_lines / ways), "", MT_SRC_MEASURED,
+                           "partition lines / eviction-set ways", L2_EVICT_CONF,
+                           "the partition's %llu lines (the driver's L2%s) / %u ways",
+                           (unsigned long long)exact_lines,
+                           parts > 1 ? " over equal partitions" : ", one partition", ways);
+        /* The lines are counted in the measured line: the sets are no
+         * surer than it (the ways are not: a list of elements a multiple
+         * of the true line apart still needs W lines of the set). */
+        bool line_ok = false;
+        if ((err = confirm_line(&x, &l, &s, &line_ok)) != MT_OK)
+            goto out;
+        if (line_ok)
+            mt_finding_append_note(&fs, "the %u B line confirmed by the eviction set", t->line);
+        else if (t->confidence < L2_EVICT_CONF)
+            mt_finding_doubt(&fs, t->confidence, "the lines are counted in the measured line "
+                             "(%u B, confidence %.2f)", t->line, t->confidence);
+        uint64_t sets = exact_lines / ways;
+        if ((sets & (sets - 1)) == 0)
+            note_masks_not_measured(c);
+    } else if (fs.kind != MT_FIND_NONE) {
+        mt_finding_note_first(&fs, "ways %u, but the partition's lines are not known exactly",
+                              ways);
+    }
+    mt_set(c, "l2", "sets", &fs);
+out:
+    free(l.iv);
+    free(s.iv);
+    free(list);
+    return err;
+}

@@ -1,0 +1,44 @@
+/* The simulator's shortcut for MT_KIND_EVICT (backend.h; docs/method.md,
+ * "L2 eviction sets beyond 2 MiB"): which lines of an experiment's block
+ * share the target's set in one L2 partition.
+ *
+ * The model of an evict test is: the target loaded, then every pool line
+ * once in address order, then the target timed.  Sets of the sim's cache
+ * keep their state apart (a line only ever touches its own set), so the
+ * pool's lines outside the target's set cannot change whether the target
+ * stays: loading only the members of its set, in the same order, gives the
+ * same outcome with the same random draws' distribution.  The members of
+ * the whole block are found once (one set computation per line) and kept
+ * for the next experiment on the same block, target and cache, so a test
+ * costs its intervals' binary searches and its members' loads, not the
+ * pool's lines. */
+#ifndef MT_SIM_EVICT_MODEL_H
+#define MT_SIM_EVICT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend/backend.h"
+#include "cache.h"
+
+typedef struct {
+    const mt_cache *cache; /* the partition the members were found in */
+    uint32_t sets;
+    uint64_t offset, elements, space;
+    uint32_t stride, target;
+    uint32_t *members; /* element indices (target excluded), ascending */
+    size_t n_members;
+} mt_sim_evict_members;
+
+/* The members of the target's set among chain ch's elements (addresses
+ * tagged with `space`) in cache c: kept from the last call when it asked
+ * the same, found again otherwise. */
+mt_err mt_sim_evict_members_of(mt_sim_evict_members *m, const mt_cache *c, const mt_chain *ch,
+                               uint64_t space, uint32_t target, mt_errinfo *ei);
+
+/* The first member at or after element `from` (n_members when none). */
+size_t mt_sim_evict_first_member(const mt_sim_evict_members *m, uint64_t from);
+
+void mt_sim_evict_members_free(mt_sim_evict_members *m);
+
+#endif
