@@ -439,6 +439,8 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
         break;
     case MT_KIND_LINK:
         if ((err = mt_check_link(e, ei)))
+            return err;
+        break;
     case MT_KIND_EVICT:
         if ((err = check_evict(e, ei)))
             return err;

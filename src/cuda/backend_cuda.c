@@ -196,6 +196,7 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
                 goto out;
         } else if (exps[i].kind == MT_KIND_LINK) {
             if ((rc = mtc_run_link(im, &exps[i], &out[i], ei)) != MT_OK)
+                goto out;
         } else if (exps[i].kind == MT_KIND_EVICT) {
             if ((rc = mtc_run_evict(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
