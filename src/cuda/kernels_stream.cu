@@ -22,8 +22,15 @@ template <> __device__ __forceinline__ uint32_t zero_of<uint32_t>() { return 0u;
 template <> __device__ __forceinline__ uint2 zero_of<uint2>() { return make_uint2(0u, 0u); }
 template <> __device__ __forceinline__ uint4 zero_of<uint4>() { return make_uint4(0u, 0u, 0u, 0u); }
 
+/* g and s point at the round's first vector (the texture indexes the
+ * whole buffer: t is the round's first index in it); i, a 32-bit offset
+ * within the round, costs one wide multiply-add per access, where a 64-bit
+ * index from the share's start cost three instructions: at 4-byte vectors
+ * the L1's 128 B/clk needs one warp load per cycle per SM, and the SM
+ * issues only four instructions per cycle. */
 template <typename T, int P>
-__device__ __forceinline__ T load_vec(const T *g, const T *s, cudaTextureObject_t tex, uint64_t i)
+__device__ __forceinline__ T load_vec(const T *g, const T *s, cudaTextureObject_t tex, uint64_t t,
+                                      uint32_t i)
 {
     if (P == SP_SHARED)
         return s[i];
@@ -33,10 +40,10 @@ __device__ __forceinline__ T load_vec(const T *g, const T *s, cudaTextureObject_
         return __ldcg(g + i);
     if (P == SP_NC)
         return __ldg(g + i);
-    return tex1Dfetch<T>(tex, (int)i);
+    return tex1Dfetch<T>(tex, (int)(t + i));
 }
 
-template <typename T, int P> __device__ __forceinline__ void store_vec(T *g, T *s, uint64_t i, T v)
+template <typename T, int P> __device__ __forceinline__ void store_vec(T *g, T *s, uint32_t i, T v)
 {
     if (P == SP_SHARED)
         s[i] = v;
@@ -44,6 +51,20 @@ template <typename T, int P> __device__ __forceinline__ void store_vec(T *g, T *
         __stcg(g + i, v);
     else
         g[i] = v; /* ca: the default write-back store */
+}
+
+/* The round's first vector as a pointer the compiler cannot fold back
+ * into each access's address (it would rebuild src + (base + i) x V in
+ * three 64-bit instructions per access instead of one multiply-add). */
+template <typename T> __device__ __forceinline__ T *opaque(T *p)
+{
+    asm("mov.b64 %0, %0;" : "+l"(p));
+    return p;
+}
+template <typename T> __device__ __forceinline__ const T *opaque(const T *p)
+{
+    asm("mov.b64 %0, %0;" : "+l"(p));
+    return p;
 }
 
 __device__ __forceinline__ uint64_t global_ns(void)
@@ -106,13 +127,15 @@ __global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
     for (uint32_t r = 0; r < a.repeats; r++) {
         for (uint32_t it = 0; it < a.iters; it++) {
             const uint64_t base = (uint64_t)it * round;
+            const T *rsrc = opaque(src + base);
+            T *rdst = opaque(dst + base);
             T v[U];
             if (a.op != 1) {
                 /* The texture indexes the whole buffer: the share starts at `first`. */
 #pragma unroll
                 for (int j = 0; j < U; j++)
-                    v[j] = load_vec<T, P>(src, ssrc, (cudaTextureObject_t)a.tex,
-                                          (P == SP_TEX ? first : 0) + base + off[j]);
+                    v[j] = load_vec<T, P>(rsrc, ssrc + base, (cudaTextureObject_t)a.tex,
+                                          first + base, off[j]);
             }
             if (a.op == 0) {
 #pragma unroll
@@ -121,7 +144,8 @@ __global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
             } else {
 #pragma unroll
                 for (int j = 0; j < U; j++)
-                    store_vec<T, P>(dst, sdst, base + off[j], a.op == 1 ? zero_of<T>() : v[j]);
+                    store_vec<T, P>(rdst, sdst + base, off[j],
+                                    a.op == 1 ? zero_of<T>() : v[j]);
             }
         }
     }
