@@ -22,15 +22,8 @@ template <> __device__ __forceinline__ uint32_t zero_of<uint32_t>() { return 0u;
 template <> __device__ __forceinline__ uint2 zero_of<uint2>() { return make_uint2(0u, 0u); }
 template <> __device__ __forceinline__ uint4 zero_of<uint4>() { return make_uint4(0u, 0u, 0u, 0u); }
 
-/* g and s point at the round's first vector (the texture indexes the
- * whole buffer: t is the round's first index in it); i, a 32-bit offset
- * within the round, costs one wide multiply-add per access, where a 64-bit
- * index from the share's start cost three instructions: at 4-byte vectors
- * the L1's 128 B/clk needs one warp load per cycle per SM, and the SM
- * issues only four instructions per cycle. */
 template <typename T, int P>
-__device__ __forceinline__ T load_vec(const T *g, const T *s, cudaTextureObject_t tex, uint64_t t,
-                                      uint32_t i)
+__device__ __forceinline__ T load_vec(const T *g, const T *s, cudaTextureObject_t tex, uint64_t i)
 {
     if (P == SP_SHARED)
         return s[i];
@@ -40,10 +33,10 @@ __device__ __forceinline__ T load_vec(const T *g, const T *s, cudaTextureObject_
         return __ldcg(g + i);
     if (P == SP_NC)
         return __ldg(g + i);
-    return tex1Dfetch<T>(tex, (int)(t + i));
+    return tex1Dfetch<T>(tex, (int)i);
 }
 
-template <typename T, int P> __device__ __forceinline__ void store_vec(T *g, T *s, uint32_t i, T v)
+template <typename T, int P> __device__ __forceinline__ void store_vec(T *g, T *s, uint64_t i, T v)
 {
     if (P == SP_SHARED)
         s[i] = v;
@@ -51,20 +44,6 @@ template <typename T, int P> __device__ __forceinline__ void store_vec(T *g, T *
         __stcg(g + i, v);
     else
         g[i] = v; /* ca: the default write-back store */
-}
-
-/* The round's first vector as a pointer the compiler cannot fold back
- * into each access's address (it would rebuild src + (base + i) x V in
- * three 64-bit instructions per access instead of one multiply-add). */
-template <typename T> __device__ __forceinline__ T *opaque(T *p)
-{
-    asm("mov.b64 %0, %0;" : "+l"(p));
-    return p;
-}
-template <typename T> __device__ __forceinline__ const T *opaque(const T *p)
-{
-    asm("mov.b64 %0, %0;" : "+l"(p));
-    return p;
 }
 
 __device__ __forceinline__ uint64_t global_ns(void)
@@ -85,6 +64,54 @@ __device__ __forceinline__ void finish(const mtk_stream_args &a, uint64_t c0, ui
         atomicMin(&out[1], (unsigned long long)t0);
         atomicMax(&out[2], (unsigned long long)t1);
     }
+}
+
+/* Keeps two repeats' loads of the same address apart: a load through the
+ * result is not merged with one through p (no instruction is emitted). */
+template <typename T> __device__ __forceinline__ const T *unmerged(const T *p)
+{
+    asm volatile("" : "+l"(p));
+    return p;
+}
+
+/* A read of one round per repeat (iters 1: the SM's own levels, whose
+ * share fits one round or wraps around it) from global memory.  Every
+ * access's address is the same in every repeat, so the loop is the loads
+ * and their XORs alone: the general loop's address arithmetic and branches
+ * cost ~12 instructions per 4-byte load (ncu on the H100), and the L1's
+ * 128 B/clk needs one 4-byte warp load per cycle per SM out of four
+ * instructions issued, so 4-byte reads of the L1 ran at ~46 B/clk/SM.
+ * Narrow vectors take two repeats a trip (more loads in flight within the
+ * 64 registers a thread has). */
+template <typename T, int U, int P>
+__device__ __forceinline__ uint32_t read_fixed_round(const T *src, const uint32_t *off,
+                                                     uint32_t repeats)
+{
+    constexpr int RU = sizeof(T) * U <= 32 ? 2 : 1;
+    uint32_t acc = 0, r = 0;
+    for (; r + RU <= repeats; r += RU) {
+        T v[RU][U];
+#pragma unroll
+        for (int k = 0; k < RU; k++)
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                v[k][j] = load_vec<T, P>(unmerged(src), nullptr, 0, off[j]);
+#pragma unroll
+        for (int k = 0; k < RU; k++)
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                acc ^= fold(v[k][j]);
+    }
+    for (; r < repeats; r++) {
+        T v[U];
+#pragma unroll
+        for (int j = 0; j < U; j++)
+            v[j] = load_vec<T, P>(unmerged(src), nullptr, 0, off[j]);
+#pragma unroll
+        for (int j = 0; j < U; j++)
+            acc ^= fold(v[j]);
+    }
+    return acc;
 }
 
 /* op 0..2: read, write, copy of each block's share of n vectors, `iters`
@@ -124,18 +151,23 @@ __global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
     uint32_t acc = 0;
     __syncthreads();
     uint64_t c0 = clock64(), t0 = global_ns();
-    for (uint32_t r = 0; r < a.repeats; r++) {
+    /* 16-byte vectors keep the general loop: their loads are 4 cycles of
+     * the L1 each, so the loop's instructions are not what limits them, and
+     * both loops in one kernel would spill some of their registers. */
+    const bool fixed_round = sizeof(T) < 16 && (P == SP_CA || P == SP_CG || P == SP_NC) &&
+                             a.op == 0 && a.iters == 1;
+    if (fixed_round)
+        acc = read_fixed_round<T, U, P>(src, off, a.repeats);
+    for (uint32_t r = 0; !fixed_round && r < a.repeats; r++) {
         for (uint32_t it = 0; it < a.iters; it++) {
             const uint64_t base = (uint64_t)it * round;
-            const T *rsrc = opaque(src + base);
-            T *rdst = opaque(dst + base);
             T v[U];
             if (a.op != 1) {
                 /* The texture indexes the whole buffer: the share starts at `first`. */
 #pragma unroll
                 for (int j = 0; j < U; j++)
-                    v[j] = load_vec<T, P>(rsrc, ssrc + base, (cudaTextureObject_t)a.tex,
-                                          first + base, off[j]);
+                    v[j] = load_vec<T, P>(src, ssrc, (cudaTextureObject_t)a.tex,
+                                          (P == SP_TEX ? first : 0) + base + off[j]);
             }
             if (a.op == 0) {
 #pragma unroll
@@ -144,8 +176,7 @@ __global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
             } else {
 #pragma unroll
                 for (int j = 0; j < U; j++)
-                    store_vec<T, P>(rdst, sdst + base, off[j],
-                                    a.op == 1 ? zero_of<T>() : v[j]);
+                    store_vec<T, P>(dst, sdst, base + off[j], a.op == 1 ? zero_of<T>() : v[j]);
             }
         }
     }
