@@ -66,54 +66,6 @@ __device__ __forceinline__ void finish(const mtk_stream_args &a, uint64_t c0, ui
     }
 }
 
-/* Keeps two repeats' loads of the same address apart: a load through the
- * result is not merged with one through p (no instruction is emitted). */
-template <typename T> __device__ __forceinline__ const T *unmerged(const T *p)
-{
-    asm volatile("" : "+l"(p));
-    return p;
-}
-
-/* A read of one round per repeat (iters 1: the SM's own levels, whose
- * share fits one round or wraps around it) from global memory.  Every
- * access's address is the same in every repeat, so the loop is the loads
- * and their XORs alone: the general loop's address arithmetic and branches
- * cost ~12 instructions per 4-byte load (ncu on the H100), and the L1's
- * 128 B/clk needs one 4-byte warp load per cycle per SM out of four
- * instructions issued, so 4-byte reads of the L1 ran at ~46 B/clk/SM.
- * Narrow vectors take two repeats a trip (more loads in flight within the
- * 64 registers a thread has). */
-template <typename T, int U, int P>
-__device__ __forceinline__ uint32_t read_fixed_round(const T *src, const uint32_t *off,
-                                                     uint32_t repeats)
-{
-    constexpr int RU = sizeof(T) * U <= 32 ? 2 : 1;
-    uint32_t acc = 0, r = 0;
-    for (; r + RU <= repeats; r += RU) {
-        T v[RU][U];
-#pragma unroll
-        for (int k = 0; k < RU; k++)
-#pragma unroll
-            for (int j = 0; j < U; j++)
-                v[k][j] = load_vec<T, P>(unmerged(src), nullptr, 0, off[j]);
-#pragma unroll
-        for (int k = 0; k < RU; k++)
-#pragma unroll
-            for (int j = 0; j < U; j++)
-                acc ^= fold(v[k][j]);
-    }
-    for (; r < repeats; r++) {
-        T v[U];
-#pragma unroll
-        for (int j = 0; j < U; j++)
-            v[j] = load_vec<T, P>(unmerged(src), nullptr, 0, off[j]);
-#pragma unroll
-        for (int j = 0; j < U; j++)
-            acc ^= fold(v[j]);
-    }
-    return acc;
-}
-
 /* op 0..2: read, write, copy of each block's share of n vectors, `iters`
  * rounds of U accesses per thread per repeat, wrapping around the share
  * (backend.h). */
@@ -151,14 +103,7 @@ __global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
     uint32_t acc = 0;
     __syncthreads();
     uint64_t c0 = clock64(), t0 = global_ns();
-    /* 16-byte vectors keep the general loop: their loads are 4 cycles of
-     * the L1 each, so the loop's instructions are not what limits them, and
-     * both loops in one kernel would spill some of their registers. */
-    const bool fixed_round = sizeof(T) < 16 && (P == SP_CA || P == SP_CG || P == SP_NC) &&
-                             a.op == 0 && a.iters == 1;
-    if (fixed_round)
-        acc = read_fixed_round<T, U, P>(src, off, a.repeats);
-    for (uint32_t r = 0; !fixed_round && r < a.repeats; r++) {
+    for (uint32_t r = 0; r < a.repeats; r++) {
         for (uint32_t it = 0; it < a.iters; it++) {
             const uint64_t base = (uint64_t)it * round;
             T v[U];
