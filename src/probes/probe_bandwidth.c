@@ -611,14 +611,22 @@ static uint64_t l2_whole_sm(mt_probe_ctx *c)
     return fp >= 4096 && (double)(fp * S) > lo && (double)(fp * S) <= hi ? fp : 0;
 }
 
-/* The L2's levels: a read of shared data all SMs read (served by the
- * partition near each SM; backend.h), writes and copies of each SM's own
- * data, both within a quarter of the partition, and a read of each SM's
- * own data across the whole L2 (data beyond one partition). */
+/* The L2's levels: a read of shared data all SMs read (backend.h), writes
+ * and copies of each SM's own data, both within a quarter of the
+ * partition, and a read of each SM's own data across the whole L2 (data
+ * beyond one partition). */
 static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint64_t near_data,
                      unsigned rwc)
 {
-    const char *near = "the L2 (within the near partition, ld.global.cg)";
+    /* Shared data: what the SMs receive.  The H100's crossbar merges
+     * requests of several SMs for the same lines (ncu: the L2 slices
+     * served 40% of the bytes the SMs got, at the slices' own limit of
+     * ~4.4 KB per L2 cycle, as with each SM's own data; docs/method.md),
+     * so this is not the L2's own throughput. */
+    const char *shared = "the L2 (data all SMs share, ld.global.cg; bytes the SMs receive, requests "
+                         "for the same lines may merge before the L2)";
+    const char *near = "the L2 (each SM its own data, a quarter of the partition one SM uses in all, "
+                       "ld.global.cg)";
     unsigned private_ops = rwc;
     if (c->be->ops->caps & MT_CAP_STREAM_SHARED_DATA) {
         /* Each SM streams the widest round a launch can issue, so no
@@ -628,7 +636,7 @@ static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint6
         for (int i = 0; i < BW_L2_NEAR_SIZES && (near_data >> i) >= 4096; i++) {
             uint64_t d = near_data >> i;
             uint64_t sm = widest < d ? widest : d;
-            lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ, d};
+            lv[n++] = (bw_level){"l2", shared, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ, d};
         }
         private_ops &= ~(1u << MT_STREAM_READ);
     }
