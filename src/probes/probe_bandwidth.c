@@ -43,6 +43,9 @@
  * two): far from the edge whatever the replacement policy; a copy's two
  * buffers take half. */
 #define BW_L1_SHARE 4u
+/* A size range at most this share wide counts as a size (its lower end):
+ * a quarter of it stays inside the cache whatever the exact edge. */
+#define BW_SIZE_RANGE_SLACK 0.01
 /* The L2 footprint is a quarter of what one SM can use (the near
  * partition; a copy's two buffers take half, safe from a measured size a
  * few percent high) or, when that was not measured, a sixteenth of the
@@ -581,6 +584,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "chases in flight");
     mt_note_threshold(c, "BW_TARGET_BYTES_SM", BW_TARGET_BYTES_SM,
                       "bandwidth: bytes each SM moves in the shorter run of a pair");
+    mt_note_threshold(c, "BW_SIZE_RANGE_SLACK", BW_SIZE_RANGE_SLACK,
+                      "bandwidth: an L1 size range at most this share wide stands for its low end");
     mt_note_threshold(c, "BW_L2_WHOLE_MARGIN", BW_L2_WHOLE_MARGIN,
                       "whole-L2 read: data beyond the partition one SM uses by this share");
     mt_note_threshold(c, "BW_L2_WHOLE_SHARE", BW_L2_WHOLE_SHARE,
@@ -684,9 +689,16 @@ static mt_err bandwidth(mt_probe_ctx *c)
     for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
         const mt_cache_state *s = &cs[local[i].id];
         uint64_t fp = pow2_floor(s->size / BW_L1_SHARE);
-        /* Only a size to trust keeps the data in the cache. */
+        /* Only a size to trust keeps the data in the cache: a trusted
+         * value, or a narrow range (the H100's L1 at some carveouts and
+         * runs: an edge that moves by a line or two with where the chain
+         * lies, 238272-238304 B at 0.4), whose lower end s->size is and a
+         * quarter of which is far inside the cache wherever the edge is. */
         const mt_finding *size = mt_get(c, mt_cache_key(local[i].id), "size");
-        bool trusted = size->kind != MT_FIND_NONE && size->confidence >= MT_CONF_TRUSTED;
+        bool narrow = size->kind == MT_FIND_RANGE && size->lo > 0 &&
+                      size->hi <= size->lo * (1 + BW_SIZE_RANGE_SLACK);
+        bool trusted = size->kind != MT_FIND_NONE &&
+                       (size->confidence >= MT_CONF_TRUSTED || narrow);
         if (s->present && trusted && fp >= 4096)
             lv[n++] = (bw_level){mt_cache_key(local[i].id), local[i].what, "", local[i].path, fp,
                                  local[i].ops, 0};
