@@ -19,6 +19,7 @@
 #include "sim/engine.h"
 #include "sim/sim.h"
 #include "sim/spec.h"
+#include "spec_error.h"
 #include "tmpdir_fixture.h"
 
 /* The a100 preset with `section` appended. */
@@ -65,12 +66,8 @@ static void keys_defaults_and_errors(void **state)
         {"[access]\nca_lines = 2\n", "ca_lines"},
         {"[access]\n[access]\n", "duplicate section [access]"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        ei.msg[0] = '\0';
-        assert_int_equal(parse_with(bad[i].text, s, &ei), MT_ERR_SPEC_PARSE);
-        if (!strstr(ei.msg, bad[i].want) || !strstr(ei.msg, "access.spec:"))
-            fail_msg("\"%s\": %s", bad[i].text, ei.msg);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        expect_spec_error(parse_with, "access.spec", bad[i].text, bad[i].want);
     free(s);
 }
 
@@ -112,12 +109,8 @@ static void tag_and_partial_keys(void **state)
         {"[access]\ncg_passes = banks\ncg_line_cycles = 0\ncg_tag_cycles = 2\n",
          "nonzero cg_line_cycles"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        ei.msg[0] = '\0';
-        assert_int_equal(parse_with(bad[i].text, s, &ei), MT_ERR_SPEC_PARSE);
-        if (!strstr(ei.msg, bad[i].want) || !strstr(ei.msg, "access.spec:"))
-            fail_msg("\"%s\": %s", bad[i].text, ei.msg);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        expect_spec_error(parse_with, "access.spec", bad[i].text, bad[i].want);
     free(s);
 }
 

@@ -18,6 +18,7 @@
 #include "sim/icache_model.h"
 #include "sim/sim.h"
 #include "sim/spec.h"
+#include "spec_error.h"
 #include "tmpdir_fixture.h"
 
 /* The h100 preset without its own [icache] sections, then `extra`. */
@@ -45,15 +46,7 @@ static mt_err parse(const char *extra, mt_sim_spec *out, mt_errinfo *ei)
 
 static void expect_error(const char *extra, const char *part)
 {
-    mt_sim_spec *s = malloc(sizeof *s);
-    assert_non_null(s);
-    mt_errinfo ei = {{0}};
-    mt_err err = parse(extra, s, &ei);
-    free(s);
-    if (err != MT_ERR_SPEC_PARSE)
-        fail_msg("spec with\n%s\nparsed (%d), want an error with '%s'", extra, err, part);
-    if (!strstr(ei.msg, part) || !strstr(ei.msg, "t.spec:"))
-        fail_msg("message '%s' lacks '%s' or FILE:LINE", ei.msg, part);
+    expect_spec_error(parse, "t.spec", extra, part);
 }
 
 static const char two_levels[] = "[icache a]\nsize = 16 KiB\nlatency = 2\nnoise = 0.1\n"

@@ -18,6 +18,7 @@
 #include "sim/link_model.h"
 #include "sim/sim.h"
 #include "sim/spec.h"
+#include "spec_error.h"
 #include "tmpdir_fixture.h"
 
 /* The turing preset, then `extra`. */
@@ -35,15 +36,7 @@ static mt_err parse(const char *extra, mt_sim_spec *out, mt_errinfo *ei)
 
 static void expect_error(const char *extra, const char *part)
 {
-    mt_sim_spec *s = malloc(sizeof *s);
-    assert_non_null(s);
-    mt_errinfo ei = {{0}};
-    mt_err err = parse(extra, s, &ei);
-    free(s);
-    if (err != MT_ERR_SPEC_PARSE)
-        fail_msg("spec with\n%s\nparsed (%d), want an error with '%s'", extra, err, part);
-    if (!strstr(ei.msg, part) || !strstr(ei.msg, "t.spec:"))
-        fail_msg("message '%s' lacks '%s' or FILE:LINE", ei.msg, part);
+    expect_spec_error(parse, "t.spec", extra, part);
 }
 
 #define BW "read_bandwidth = 20\nwrite_bandwidth = 22\ncopy_in_bandwidth = 24\n" \
