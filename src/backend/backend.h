@@ -538,7 +538,6 @@ typedef struct mt_backend mt_backend;
  * shares (mt_stream_block_share), the L2 read gpu-benches measures. */
 /* 8 = MT_KIND_LINK (MT_CAP_LINK: the links to other GPUs of the node and
  * to the host: driver/NVML attributes, latency, bandwidth). */
-
 /* 9 = MT_KIND_EVICT (MT_CAP_EVICT: an L2 eviction test, a target and a
  * pool of lines read in parallel; the L2's eviction sets beyond 2 MiB). */
 #define MT_BACKEND_API_MINOR 9
