@@ -64,9 +64,6 @@
  * apart, so every load misses (the dram probe's stride: L2 lines and fill
  * blocks of up to 2 KiB). */
 #define MATRIX_DRAM_STRIDE 2048u
-/* Stride of the columns that miss a TLB level when the page size is not
- * known: above every page size the GPUs use (the TLB probe's big stride). */
-#define MATRIX_UNKNOWN_PAGE_STRIDE (4u << 20)
 /* The smallest page a GPU uses (4 KiB): bounds column 0's chain when a
  * first level was found but nothing is known of its page (a bound or a
  * range on the page gives its low end instead). */
@@ -106,8 +103,10 @@ typedef struct {
     uint64_t bound;                 /* first level not found: more entries than this (0: none) */
     uint64_t page;                  /* page size, 0 = not measured */
     uint64_t page_lo;               /* the least the page can be */
+    uint64_t page_hi;               /* the most the page can be, 0 = not known */
     uint32_t l1_line, l2_line;
     uint64_t l1_size, l2_usable;
+    double l1_size_conf;            /* confidence of l1d.size, which sizes the L1 row's chain */
     bool l1_caches;                 /* ld.global.ca hits in an L1 of known size */
     bool l2_unpartitioned;          /* the l2 probe found no partitions */
     double l2_near;                 /* the l2 probe's trusted near latency, NAN if none */
@@ -144,7 +143,7 @@ static bool is_prime(uint64_t v)
  * modulo-indexed cache instead of piling into one. */
 static uint32_t page_stride(const matrix_run *m)
 {
-    uint64_t base = m->page ? m->page : MATRIX_UNKNOWN_PAGE_STRIDE;
+    uint64_t base = m->page_hi;
     uint64_t lines = base / m->l2_line, q = 1;
     while (q < 256 && !is_prime(lines + q))
         q += 2;
@@ -225,6 +224,15 @@ static bool plan_chain(const mt_probe_ctx *c, const matrix_run *m, int row, int 
                  row == ROW_L1 ? "L1" : "usable L2", MATRIX_RESIDENT_SHARE);
         return false;
     }
+    /* One element per page needs a stride of at least the page: without
+     * an upper end on the page (not measured, or only a lower bound) no
+     * stride is sure of it, and a chain of elements sharing pages would
+     * time TLB hits in a column that claims misses. */
+    if (!m->page_hi) {
+        snprintf(why, nwhy, "the page size is not known from above (tlb1.page), so no stride is "
+                 "sure to put every element on a page of its own");
+        return false;
+    }
     *stride = page_stride(m);
     mt_chain ch = {.path = row == ROW_L1 ? MT_PATH_GLOBAL_CA : MT_PATH_GLOBAL_CG, .stride = *stride};
     uint64_t limit = mt_chain_limit(&c->dev, &ch);
@@ -264,6 +272,12 @@ static mt_err measure_l1(mt_probe_ctx *c, matrix_run *m, int col, uint32_t strid
     mt_finding f;
     err = cell_finding(c, m, x, nx, MT_CONF_NEAR_CLASS * column_conf(m, col), note, &f);
     free(x);
+    /* The chain stays resident only in an L1 of the size measured: an
+     * L1 size in doubt leaves the chain's loads in doubt too (hits or a
+     * mix with misses), so the cell is no surer than the size. */
+    if (err == MT_OK && m->l1_size_conf < f.confidence)
+        mt_finding_doubt(&f, m->l1_size_conf, "the chain is sized by l1d.size, confidence %.2f",
+                         m->l1_size_conf);
     if (err == MT_OK)
         set_cell(c, ROW_L1, col, &f);
     return err;
@@ -504,17 +518,23 @@ static void read_inputs(mt_probe_ctx *c, matrix_run *m)
                                                                                    : 0;
     if (m->page_lo < MATRIX_MIN_PAGE)
         m->page_lo = MATRIX_MIN_PAGE;
+    m->page_hi = m->page ? m->page : page->kind == MT_FIND_RANGE ? (uint64_t)page->hi : 0;
     const mt_cache_state *l1 = &c->cs[MT_CACHE_L1D], *l2 = &c->cs[MT_CACHE_L2];
     m->l1_line = l1->line ? l1->line : 128;
     m->l2_line = l2->line ? l2->line : 128;
     m->l1_size = l1->size;
+    m->l1_size_conf = mt_get(c, "l1d", "size")->confidence;
     m->l1_caches = l1->present && l1->size >= m->l1_line;
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
     m->l2_unpartitioned = ps->kind == MT_FIND_ABSENT;
     const mt_finding *near = mt_get(c, "l2", "latency");
     m->l2_near = near->kind == MT_FIND_VALUE && near->confidence >= MT_CONF_TRUSTED ? near->value
                                                                                     : NAN;
-    m->l2_usable = ps->kind == MT_FIND_VALUE && ps->value > 0 ? (uint64_t)ps->value
+    /* A partition size in doubt is not used: the chain would be sized by
+     * a number that may be too large (the unknown case's share is small
+     * enough for any partitioning the simulator allows). */
+    m->l2_usable = ps->kind == MT_FIND_VALUE && ps->value > 0 && ps->confidence >= MT_CONF_TRUSTED
+                       ? (uint64_t)ps->value
                    : m->l2_unpartitioned ? c->dev.l2_bytes
                                          : c->dev.l2_bytes / MATRIX_UNKNOWN_PARTITIONS;
 }
