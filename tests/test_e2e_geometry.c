@@ -210,7 +210,7 @@ static void test_geometry_specs(void **state)
     int n = for_each_spec("tests/specs-geometry", check_spec, "strict");
     if (n < 0)
         fail_msg("cannot open tests/specs-geometry");
-    assert_true(n >= 21);
+    assert_true(n >= 22);
     assert_true(for_each_spec("tests/specs-carveout", check_spec, NULL) >= 5);
 }
 

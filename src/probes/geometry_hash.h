@@ -12,6 +12,12 @@
  * at least 1/2 (the conflict lists) or 1 - 2^-W ... (the fit lists):
  * at most 2^-4 for the conflicts alone. */
 #define GEOMETRY_HASH_VERIFY_LISTS 4u
+/* A modulo claim is also checked on the lines furthest apart in this many
+ * residue classes (every class of a cache with at most this many sets):
+ * spread evenly, they meet a fold of tag bits wherever it moves classes
+ * (geometry_hash.c, spread_lists); 64 lists of W + 1 lines cost a few
+ * sequence experiments of one batch. */
+#define GEOMETRY_SPREAD_CLASSES 64u
 /* Line bits tested span at most 2 MiB of addresses: the cuda backend
  * aligns its big buffers to 2 MiB, so below that a line number XORs into
  * the buffer's address without a carry (the model's linearity holds), and
@@ -58,7 +64,9 @@ mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_resul
 
 /* The prediction check of step 4 for a modulo index (sets, ways): random
  * lines that modulo puts in one set must conflict, lines spread over
- * several sets within the ways must fit.  *wrong: lists decided against
+ * several sets within the ways must fit; then, for up to
+ * GEOMETRY_SPREAD_CLASSES residue classes, a class's lowest line and its W
+ * highest must conflict too.  *wrong: lists decided against
  * the prediction (any refutes modulo); *lists: lists decided (0 when the
  * backend runs no sequences or the limits leave them open). */
 mt_err mt_geometry_verify_modulo(mt_probe_ctx *c, const mt_fit_target *t, uint64_t limit_bytes,

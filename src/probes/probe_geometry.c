@@ -539,6 +539,9 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         /* The size only bounds the search: the line's confidence is the
          * one the strides inherit. */
         double conf = t->confidence;
+        mt_note_threshold(c, "GEOMETRY_SPREAD_CLASSES", GEOMETRY_SPREAD_CLASSES,
+                          "geometry: residue classes whose furthest-apart lines must conflict "
+                          "for a modulo claim");
         fw = mt_find_value((double)ways, "count", MT_SRC_MEASURED, m, conf,
                            "a chain %llu lines apart holds %llu elements; capacity (stride:"
                            "elements) %s", (unsigned long long)whole,
@@ -549,7 +552,8 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                            (unsigned long long)whole, (unsigned long long)ways);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, conf,
                            "%s%zu strides held ways x sets / gcd(sets, stride) elements; %u "
-                           "random predictions held", all_found ? "all " : "the ", n, predicted);
+                           "predictions held (random lines and spread classes)",
+                           all_found ? "all " : "the ", n, predicted);
         if (!all_found)
             mt_finding_append_note(&fi, "(those marked + at least that many: the chains "
                                         "that would decide them exceed the %s path or the "
@@ -607,7 +611,7 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         fi.kind = MT_FIND_TEXT;
         snprintf(fi.text, sizeof fi.text, "not modulo (hashed or unbracketed)");
         if (refuted)
-            mt_finding_append_note(&fi, "the strides fit modulo, but %u random lists did not",
+            mt_finding_append_note(&fi, "the strides fit modulo, but %u predicted lists did not",
                                    refuted);
         if (oversized)
             mt_finding_append_note(&fi, "the strides fit modulo over %llu sets x %llu ways, "
