@@ -75,6 +75,8 @@ static mt_experiment cap_exp(const mt_probe_ctx *c, const mt_cap_request *q, uin
 {
     mt_experiment e = mt_exp_chase(q->path, fp, q->stride, 1, loads_for(c, fp, q->stride), MT_MODE_FINE);
     e.chain[0].thread = q->thread;
+    if (q->window_at_growth && q->limit > fp)
+        e.chain[0].offset = q->limit - fp;
     return q->set_carveout ? mt_exp_with_carveout(e, q->carveout_percent) : e;
 }
 

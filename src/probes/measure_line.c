@@ -291,6 +291,10 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             .path = path, .stride = s, .start = start, .limit = mt_round_down(lim, s),
             .granule = gran < s ? s : gran, .ref_footprint = mt_round_down(ref, s),
             .hit_threshold = hit_threshold, .max_rounds = max_rounds, .quick = 1,
+            /* The L2's chains are longer than a run times: its timed
+             * window must hold the lines each footprint added (as the
+             * capacity it is the ratio to was measured). */
+            .window_at_growth = id == MT_CACHE_L2,
         };
         mt_cap_result r;
         mt_progress(c, "%s line: capacity at a %u B stride", mt_cache_name(id), s);

@@ -189,6 +189,15 @@ typedef struct {
      * hit threshold (given or derived) is capped at MT_HIT_CUT_NEXT_LEVEL of
      * the way from the reference's median to it.  0: no cap. */
     double next_level_median;
+    /* 1: every footprint's chain ends where the largest (limit) would, so
+     * the footprints are nested from the end and a fine run's timed loads
+     * (the chain's first elements) are the lines a larger footprint added.
+     * For chains longer than the loads a run times (the L2's): every set a
+     * footprint overflows holds a line it added to one that fitted, so the
+     * timed window sees the overflow whatever the set index; a window over
+     * the oldest lines sees only the sets a hash maps them to (a hashed L2
+     * overflowing 6% past its partition looked like a fit). */
+    int window_at_growth;
 } mt_cap_request;
 
 typedef struct {

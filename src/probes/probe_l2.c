@@ -382,12 +382,31 @@ static mt_err probe_l2(mt_probe_ctx *c)
         .path = MT_PATH_GLOBAL_CG, .stride = s->sector, .start = mt_round_down(l2 / 16, s->sector),
         .limit = mt_round_down(lim && lim < 4 * l2 ? lim : 4 * l2, s->sector),
         .granule = mt_round_down(l2 / 256, s->sector), .ref_footprint = mt_round_down(l2 / 32, s->sector),
-        .hit_threshold = s->hit_threshold, .max_rounds = 2, .quick = 1,
+        .hit_threshold = s->hit_threshold, .max_rounds = 2, .quick = 1, .window_at_growth = 1,
     };
     mt_cap_result small;
     mt_progress(c, "L2 capacity one SM can use, at a %u B stride", s->sector);
     if ((err = mt_capacity_search(c, &q, &small)) != MT_OK)
         return err;
+    /* An edge the next doubling footprint refutes (timer outliers fired
+     * the first-miss test, see PARTITION_EDGE_MIN_SHARE): the search goes
+     * on once from that footprint, which the doubling had not found to be
+     * the edge, and its edge stands if the footprint beyond it confirms. */
+    uint64_t refuted = 0;
+    if (small.kind == MT_FIND_VALUE && !isnan(small.share_beyond) &&
+        small.share_beyond < PARTITION_EDGE_MIN_SHARE && 2 * small.hi < q.limit) {
+        mt_cap_request again = q;
+        again.start = mt_round_down(2 * small.hi, s->sector);
+        mt_cap_result next;
+        mt_progress(c, "L2 capacity one SM can use, beyond a refuted edge");
+        if ((err = mt_capacity_search(c, &again, &next)) != MT_OK)
+            return err;
+        if (next.kind == MT_FIND_VALUE &&
+            (isnan(next.share_beyond) || next.share_beyond >= PARTITION_EDGE_MIN_SHARE)) {
+            refuted = small.lo;
+            small = next;
+        }
+    }
     if (small.kind == MT_FIND_LOWER_BOUND) {
         f = mt_find_absent(
             "pchase-fine capacity from one SM", small.confidence,
@@ -409,6 +428,9 @@ static mt_err probe_l2(mt_probe_ctx *c)
             "pchase-fine capacity from one SM", small.confidence,
             "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
             (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
+    if (refuted)
+        mt_finding_append_note(&f, "searched on past an edge at %llu B that twice the "
+                               "footprint refuted", (unsigned long long)refuted);
     if (f.kind == MT_FIND_VALUE && !isnan(small.share_beyond) &&
         small.share_beyond < PARTITION_EDGE_MIN_SHARE) {
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
