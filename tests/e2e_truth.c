@@ -131,8 +131,8 @@ static int latency_ok(const mt_finding *f, double want, const char *what, char *
 {
     if ((f->kind == MT_FIND_VALUE && fabs(f->value - want) <= 2.0) || flagged(f, want))
         return 0;
-    return complain(msg, cap, "%s latency: want %.1f +- 2, got kind %d %.2f\n", what, want, f->kind,
-                    f->value);
+    return complain(msg, cap, "%s latency: want %.1f +- 2, got kind %d %.2f [%.2f, %.2f] (conf %.2f)\n",
+                    what, want, f->kind, f->value, f->lo, f->hi, f->confidence);
 }
 
 /* A miss penalty is a difference of two latencies, and the served latency

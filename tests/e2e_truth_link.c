@@ -45,8 +45,8 @@ static int link_value_ok(const mt_topology *t, const char *key, const char *name
         return 0;
     if (flagged(f, want))
         return 0;
-    return complain(msg, cap, "%s.%s: want %.3f +- %.3f, got kind %d %.3f (conf %.2f)\n", key, name,
-                    want, tol, f->kind, f->value, f->confidence);
+    return complain(msg, cap, "%s.%s: want %.3f +- %.3f, got kind %d %.3f [%.3f, %.3f] (conf %.2f)\n",
+                    key, name, want, tol, f->kind, f->value, f->lo, f->hi, f->confidence);
 }
 
 /* A measurement that must not be there (a link the SMs cannot reach). */
