@@ -1,4 +1,5 @@
 /* Latency classes (Otsu), miss spacing, line from capacities, slices. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,7 +143,7 @@ static void spacing_sector_with_outliers(void **state)
     for (int k = 0; k < 12; k++) /* timer outliers on hits */
         lat[mt_rng_below(&r, N)] = 2000.0;
     mt_spacing sp;
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
     assert_true(sp.found);
     assert_int_equal(sp.spacing_bytes, 32);
     assert_true(sp.support >= MT_MIN_SPACING_SUPPORT && sp.support < 1.0);
@@ -157,16 +158,16 @@ static void spacing_clean_lines(void **state)
     double lat[N];
     mt_spacing sp;
     sector_pattern(lat, N, 8);
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
     assert_true(sp.found);
     assert_int_equal(sp.n_misses, 128);
     assert_float_equal(sp.support, 1.0, 0);
     sector_pattern(lat, N, 32); /* 128-byte lines at stride 4 */
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
     assert_true(sp.found);
     assert_int_equal(sp.spacing_bytes, 128);
     sector_pattern(lat, N, 4); /* stride 8, sector 32 */
-    assert_int_equal(mt_miss_spacing(lat, N, 8, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 8, 165.0, NAN, &sp), MT_OK);
     assert_int_equal(sp.spacing_bytes, 32);
 }
 
@@ -178,7 +179,7 @@ static void spacing_not_found(void **state)
     mt_spacing sp;
     /* too few misses: 0, 200, ..., 1000 -> 6 */
     sector_pattern(lat, N, 200);
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
     assert_int_equal(sp.n_misses, 6);
     assert_int_equal(sp.spacing_bytes, 800);
     assert_false(sp.found);
@@ -186,20 +187,54 @@ static void spacing_not_found(void **state)
     mt_rng r = {.s = 32};
     for (int i = 0; i < N; i++)
         lat[i] = mt_rng_uniform(&r) < 0.2 ? 300.0 : 30.0;
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
     assert_true(sp.n_misses > 100);
     assert_true(sp.support < MT_MIN_SPACING_SUPPORT);
     assert_false(sp.found);
     /* no misses at all */
     sector_pattern(lat, N, N + 1);
     lat[0] = 30.0;
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, &sp), MT_OK);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
     assert_int_equal(sp.n_misses, 0);
     assert_false(sp.found);
-    assert_int_equal(mt_miss_spacing(lat, N, 0, 165.0, &sp), MT_ERR_INVALID_ARG);
-    assert_int_equal(mt_miss_spacing(lat, 1, 4, 165.0, &sp), MT_ERR_INVALID_ARG);
-    assert_int_equal(mt_miss_spacing(NULL, N, 4, 165.0, &sp), MT_ERR_INVALID_ARG);
-    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NULL), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(lat, N, 0, 165.0, NAN, &sp), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(lat, 1, 4, 165.0, NAN, &sp), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(NULL, N, 4, 165.0, NAN, &sp), MT_ERR_INVALID_ARG);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, NULL), MT_ERR_INVALID_ARG);
+}
+
+/* Sectors of 32 B at stride 4 whose every other miss is served close to
+ * the hit latency (a near level under a noisy hit class): only the slow
+ * misses cross the threshold, 64 B apart, and the faint ones half a gap
+ * after them halve the spacing.  Without them (hits there) it stays 64. */
+static void spacing_halves_for_faint_misses(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    double lat[N];
+    mt_rng r = {.s = 33};
+    for (int i = 0; i < N; i++) {
+        double noise = 6.0 * (mt_rng_uniform(&r) - 0.5);
+        lat[i] = (i % 16 == 0 ? 300.0 : i % 8 == 0 ? 150.0 : 100.0) + noise;
+    }
+    mt_spacing sp;
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, 100.0, &sp), MT_OK);
+    assert_true(sp.found);
+    assert_int_equal(sp.halved, 1);
+    assert_int_equal(sp.spacing_bytes, 32);
+    /* The faint class is the measured level's own hits (an upper level's
+     * misses): no halving; nor without a hit median. */
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, 150.0, &sp), MT_OK);
+    assert_int_equal(sp.halved, 0);
+    assert_int_equal(sp.spacing_bytes, 64);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, NAN, &sp), MT_OK);
+    assert_int_equal(sp.halved, 0);
+    for (int i = 0; i < N; i++)
+        if (i % 16 == 8)
+            lat[i] = 100.0 + 6.0 * (mt_rng_uniform(&r) - 0.5);
+    assert_int_equal(mt_miss_spacing(lat, N, 4, 165.0, 100.0, &sp), MT_OK);
+    assert_int_equal(sp.halved, 0);
+    assert_int_equal(sp.spacing_bytes, 64);
 }
 
 /* ---------- line from capacities ---------- */
@@ -360,6 +395,7 @@ int main(void)
         cmocka_unit_test(spacing_sector_with_outliers),
         cmocka_unit_test(spacing_clean_lines),
         cmocka_unit_test(spacing_not_found),
+        cmocka_unit_test(spacing_halves_for_faint_misses),
         cmocka_unit_test(line_ratio_powers_with_error),
         cmocka_unit_test(line_ratio_lower_bound),
         cmocka_unit_test(line_ratio_ambiguous_and_min_line),

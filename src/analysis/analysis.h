@@ -112,12 +112,20 @@ typedef struct {
     double support;          /* fraction of gaps equal to that distance */
     size_t n_misses;
     double threshold;        /* latency above which a load counted as a miss */
+    /* Times the gap of the misses above the threshold was halved because
+     * the loads half a gap after them were a slower class too (misses that
+     * the threshold hid); the support is the gap's before halving. */
+    unsigned halved;
 } mt_spacing;
 /* lat[k] is the latency of the k-th load of a sequential chain with the given
  * stride; loads above miss_threshold are misses.  found requires at least
- * MT_MIN_MISSES_FOR_SPACING misses and support >= MT_MIN_SPACING_SUPPORT. */
+ * MT_MIN_MISSES_FOR_SPACING misses and support >= MT_MIN_SPACING_SUPPORT.
+ * hit_median: the measured level's hit median, which the loads half a gap
+ * after the misses must be a class above for the gap to halve (misses the
+ * threshold hid; an upper level's misses, the measured level's hits, are
+ * not); NAN: the gap never halves. */
 mt_err mt_miss_spacing(const double *lat, size_t n, uint32_t stride_bytes,
-                       double miss_threshold, mt_spacing *out);
+                       double miss_threshold, double hit_median, mt_spacing *out);
 
 /* ---------- line size from capacities at two strides ----------
  * A chain with stride s >= line occupies one line per element, so the

@@ -85,6 +85,7 @@ static void sector_finding(mt_probe_ctx *c, const char *key, const mt_spacing *s
         mt_finding f = mt_find_value(sp->spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
                            sp->support, "%s: %zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
                            what, sp->n_misses, 100 * sp->support, sp->threshold);
+        mt_note_spacing_halved(&f, sp);
         mt_set(c, key, "sector", &f);
     }
 }
@@ -161,7 +162,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     s1->present = s1->hit_known = true;
     s1->hit_fine = med1;
     mt_spacing sp;
-    if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s1->hit_threshold, 2048, &sp)) != MT_OK)
+    if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s1->hit_threshold, s1->hit_fine, 2048, &sp)) != MT_OK)
         return err;
     s1->sector = sp.found ? sp.spacing_bytes : 64;
     bool l1_fill_seen = sp.found;
@@ -277,7 +278,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     }
     s15->present = s15->hit_known = true;
     s15->hit_fine = med15;
-    if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s15->hit_threshold, 8192, &sp)) != MT_OK)
+    if ((err = mt_measure_sector(c, MT_PATH_CONSTANT, s15->hit_threshold, s15->hit_fine, 8192, &sp)) != MT_OK)
         return err;
     s15->sector = sp.found ? sp.spacing_bytes : l1_unit;
     /* Smallest fill unit the L1.5 may have: none seen, it may hide behind

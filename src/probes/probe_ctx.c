@@ -314,3 +314,11 @@ void mt_finding_note_first(mt_finding *f, const char *fmt, ...)
     if (n >= (int)sizeof f->note) /* cut: say so rather than end mid-word */
         snprintf(f->note + sizeof f->note - 4, 4, "...");
 }
+
+void mt_note_spacing_halved(mt_finding *f, const mt_spacing *sp)
+{
+    if (sp->halved)
+        mt_finding_append_note(f, "the gap halved %u time%s: the loads half a gap after those "
+                                  "misses are a slower class too (misses under the threshold)",
+                               sp->halved, sp->halved > 1 ? "s" : "");
+}

@@ -87,6 +87,9 @@ double *mt_fine_samples(const mt_probe_ctx *c, const mt_result *r, int chain, si
 void mt_count_misses(const mt_probe_ctx *c, const mt_result *r, double thr, mt_miss_count *m);
 /* Runs one experiment; *x = chain 0's fine samples, overhead removed (malloc'd). */
 mt_err mt_run_fine(mt_probe_ctx *c, const mt_experiment *e, double **x, size_t *n);
+/* A sector finding from miss spacing says when the spacing was halved
+ * (mt_spacing.halved: misses the threshold hid half a gap after the others). */
+void mt_note_spacing_halved(mt_finding *f, const mt_spacing *sp);
 /* Aggregate per-load latency with loop overhead removed. */
 double mt_agg_latency(const mt_probe_ctx *c, const mt_experiment *e, const mt_result *r);
 
@@ -112,8 +115,8 @@ mt_path mt_cache_path(mt_cache_id id);
 mt_err mt_cold_stride4_samples(mt_probe_ctx *c, mt_path p, uint32_t footprint, double **x,
                                size_t *n);
 /* Fill unit: spacing of the misses of a cold stride-4 chain (probe_l1.c). */
-mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
-                         mt_spacing *sp);
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, double hit_median,
+                         uint32_t footprint, mt_spacing *sp);
 /* Median per-load latency of aggregate chases, loop overhead removed (probe_l1.c). */
 mt_err mt_measure_agg_latency(mt_probe_ctx *c, mt_path p, uint64_t footprint, uint32_t stride,
                               uint32_t warm, double *lat, mt_stats *st);

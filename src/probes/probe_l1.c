@@ -122,15 +122,15 @@ mt_err mt_cold_stride4_samples(mt_probe_ctx *c, mt_path p, uint32_t footprint, d
 }
 
 /* Sector (fill granularity): a cold stride-4 chain misses once per sector. */
-mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, uint32_t footprint,
-                         mt_spacing *sp)
+mt_err mt_measure_sector(mt_probe_ctx *c, mt_path p, double miss_threshold, double hit_median,
+                         uint32_t footprint, mt_spacing *sp)
 {
     size_t n;
     double *x;
     mt_err err = mt_cold_stride4_samples(c, p, footprint, &x, &n);
     if (err != MT_OK)
         return err;
-    mt_miss_spacing(x, n, 4, miss_threshold, sp);
+    mt_miss_spacing(x, n, 4, miss_threshold, hit_median, sp);
     free(x);
     return MT_OK;
 }
@@ -207,13 +207,14 @@ static mt_err probe_l1_level(mt_probe_ctx *c, mt_cache_id id)
     /* Sector. */
     mt_spacing sp;
     mt_progress(c, "%s sector from cold misses", pn);
-    if ((err = mt_measure_sector(c, p, s->hit_threshold, SECTOR_FOOTPRINT, &sp)) != MT_OK)
+    if ((err = mt_measure_sector(c, p, s->hit_threshold, s->hit_fine, SECTOR_FOOTPRINT, &sp)) != MT_OK)
         return err;
     if (sp.found) {
         s->sector = sp.spacing_bytes;
         f = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
                           sp.support, "%zu cold misses, %.0f%% of gaps equal, miss > %.1f cycles",
                           sp.n_misses, 100 * sp.support, sp.threshold);
+        mt_note_spacing_halved(&f, &sp);
         mt_set(c, key, "sector", &f);
     } else {
         s->sector = 32; /* only used as the search stride below; the sector stays unknown */

@@ -231,7 +231,9 @@ static mt_err sector_and_dram_spread(mt_probe_ctx *c, double miss_threshold, mt_
     mt_err err = mt_cold_stride4_samples(c, MT_PATH_GLOBAL_CG, L2_SECTOR_FOOTPRINT, &x, &n);
     if (err != MT_OK)
         return err;
-    mt_miss_spacing(x, n, 4, miss_threshold, sp);
+    /* No halving: half a fill block after a DRAM miss is an L2 hit, near
+     * or far, and a far hit is a class above the near ones. */
+    mt_miss_spacing(x, n, 4, miss_threshold, NAN, sp);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (x[i] > miss_threshold)
@@ -364,6 +366,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
         f = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
                           sp.support, "%zu cold misses to DRAM, %.0f%% of gaps equal",
                           sp.n_misses, 100 * sp.support);
+        mt_note_spacing_halved(&f, &sp);
         mt_set(c, "l2", "sector", &f);
     } else {
         unconfirmed_one_class(c, hidden);
