@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confidence.h"
 #include "geometry.h"
 #include "geometry_fit.h"
 #include "geometry_hash.h"
@@ -606,6 +607,16 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                            sets_conf, "at least %llu lines (the most elements a "
                            "chain held) over at most %llu ways", (unsigned long long)n_low,
                            (unsigned long long)max_ways);
+        /* More lines held at once than the size has room for (beyond its
+         * top by a line): either the size or the fits decisions are wrong
+         * (misses close enough to the hits to pass the hit threshold: a
+         * texture of 12 lines "held" 25, unseen seed 1400), and the bound
+         * rests on both. */
+        if (t->size_hi > 0 && (double)n_low * t->line > t->size_hi + t->line)
+            mt_finding_doubt(&fs, MT_CONF_INCONSISTENT,
+                             "%llu lines held at once are more than the size (%.0f B) has room "
+                             "for: the size or the fits are wrong", (unsigned long long)n_low,
+                             t->size_hi);
         fi = mt_find_value(0, "", MT_SRC_MEASURED, m, GEOMETRY_RANGE_CONF,
                            "capacities %s", caps);
         fi.kind = MT_FIND_TEXT;
