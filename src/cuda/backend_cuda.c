@@ -18,9 +18,11 @@
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
  * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS, MT_KIND_LINK and MT_KIND_EVICT (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/phase_times.h"
 #include "cuda_impl.h"
 #include "nvml_procs.h"
 
@@ -59,7 +61,9 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     mt_err rc = MT_OK;
     int count = 0;
     *out = NULL;
+    double t = mt_phase_now();
     rc = cuda_count_devices(&count, ei);
+    mt_phase_add("cuda.open.count_devices", mt_phase_now() - t);
     if (rc != MT_OK)
         return rc;
     if (count == 0)
@@ -78,7 +82,10 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     b->ops = &cuda_ops;
     b->impl = im;
     im->dev = device;
+    t = mt_phase_now();
     CK(cudaSetDevice(device));
+    mt_phase_add("cuda.open.set_device", mt_phase_now() - t);
+    t = mt_phase_now();
 
     int major = 0, minor = 0;
     CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -93,6 +100,8 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     }
     if ((rc = mtc_query_device(im, ei)) != MT_OK)
         goto out;
+    mt_phase_add("cuda.open.query_device", mt_phase_now() - t);
+    t = mt_phase_now();
     {
         /* NVML knows devices by PCI bus id (CUDA's ordinals can differ
          * from NVML's under CUDA_VISIBLE_DEVICES). */
@@ -101,8 +110,11 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
             im->nvml = mtc_nvml_open(pci);
         mtc_nvml_query(im->nvml, &im->info);
     }
+    mt_phase_add("cuda.open.nvml", mt_phase_now() - t);
+    t = mt_phase_now();
     if ((rc = mtc_buffers_alloc(im, ei)) != MT_OK)
         goto out;
+    mt_phase_add("cuda.open.buffers", mt_phase_now() - t);
     *out = b;
     return MT_OK;
 out:
@@ -170,18 +182,25 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     for (size_t i = 0; i < n; i++)
         if (exps[i].kind == MT_KIND_BANKS)
             pending[npend++] = i;
+    double t_kind = mt_phase_now();
     if (npend && (rc = mtc_run_banks(im, exps, pending, npend, out, ei)) != MT_OK)
         goto out;
+    if (npend)
+        mt_phase_add("cuda.kind.banks", mt_phase_now() - t_kind);
     npend = 0;
     for (size_t i = 0; i < n; i++)
         if (exps[i].kind == MT_KIND_ACCESS)
             pending[npend++] = i;
+    t_kind = mt_phase_now();
     if (npend && (rc = mtc_run_access(im, exps, pending, npend, out, ei)) != MT_OK)
         goto out;
+    if (npend)
+        mt_phase_add("cuda.kind.access", mt_phase_now() - t_kind);
     npend = 0;
     for (size_t i = 0; i < n; i++) {
         if (exps[i].kind == MT_KIND_BANKS || exps[i].kind == MT_KIND_ACCESS)
             continue;
+        t_kind = mt_phase_now();
         if (exps[i].kind == MT_KIND_CLOCK) {
             if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
@@ -202,12 +221,20 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
                 goto out;
         } else {
             pending[npend++] = i;
+            continue;
+        }
+        if (mt_phase_enabled()) {
+            char name[MT_PHASE_NAME_LEN];
+            snprintf(name, sizeof name, "cuda.kind.%s", mt_kind_name(exps[i].kind));
+            mt_phase_add(name, mt_phase_now() - t_kind);
         }
     }
 
     while (npend) {
+        double t_form = mt_phase_now();
         if ((rc = mtc_group_form(&lim, exps, pending, npend, g, &im->cimg, ei)) != MT_OK)
             goto out;
+        mt_phase_add("cuda.group.form", mt_phase_now() - t_form);
         if ((rc = mtc_run_group(im, exps, g, out, im->h.claimed, ei)) != MT_OK)
             goto out;
         if ((rc = mtc_group_retire(exps, g, im->h.claimed, pending, &npend, tries,
@@ -230,7 +257,9 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
     cuda_impl *im = b->impl;
     /* Asked again each time: the interference checks call this at every
      * reference measurement to see who else is busy on the GPU now. */
+    double t = mt_phase_now();
     mtc_nvml_query(im->nvml, &im->info);
+    mt_phase_add("cuda.nvml_query", mt_phase_now() - t);
     *out = im->info;
     return MT_OK;
 }
