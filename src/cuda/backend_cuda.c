@@ -109,6 +109,7 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
         if (cudaDeviceGetPCIBusId(pci, (int)sizeof pci, device) == cudaSuccess)
             im->nvml = mtc_nvml_open(pci);
         mtc_nvml_query(im->nvml, &im->info);
+        im->nvml_asked_at = mt_phase_now();
     }
     mt_phase_add("cuda.open.nvml", mt_phase_now() - t);
     t = mt_phase_now();
@@ -255,11 +256,15 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 {
     (void)ei;
     cuda_impl *im = b->impl;
-    /* Asked again each time: the interference checks call this at every
+    /* Asked again (at most every MTC_NVML_MIN_INTERVAL_S): the
+     * interference checks call this after every batch and at every
      * reference measurement to see who else is busy on the GPU now. */
     double t = mt_phase_now();
-    mtc_nvml_query(im->nvml, &im->info);
-    mt_phase_add("cuda.nvml_query", mt_phase_now() - t);
+    if (t - im->nvml_asked_at >= MTC_NVML_MIN_INTERVAL_S) {
+        mtc_nvml_query(im->nvml, &im->info);
+        im->nvml_asked_at = t;
+        mt_phase_add("cuda.nvml_query", mt_phase_now() - t);
+    }
     *out = im->info;
     return MT_OK;
 }
