@@ -18,6 +18,7 @@
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
  * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS, MT_KIND_LINK and MT_KIND_EVICT (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,7 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
 {
     mt_err rc = MT_OK;
     int count = 0;
+    mtc_nvml_start *nvml_start = NULL;
     *out = NULL;
     double t = mt_phase_now();
     rc = cuda_count_devices(&count, ei);
@@ -82,6 +84,8 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     b->ops = &cuda_ops;
     b->impl = im;
     im->dev = device;
+    /* NVML starts on a thread of its own meanwhile (nvml_procs.h). */
+    nvml_start = mtc_nvml_start_init();
     t = mt_phase_now();
     CK(cudaSetDevice(device));
     mt_phase_add("cuda.open.set_device", mt_phase_now() - t);
@@ -106,8 +110,12 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
         /* NVML knows devices by PCI bus id (CUDA's ordinals can differ
          * from NVML's under CUDA_VISIBLE_DEVICES). */
         char pci[32];
-        if (cudaDeviceGetPCIBusId(pci, (int)sizeof pci, device) == cudaSuccess)
+        bool have_pci = cudaDeviceGetPCIBusId(pci, (int)sizeof pci, device) == cudaSuccess;
+        if (nvml_start)
+            im->nvml = mtc_nvml_finish(nvml_start, have_pci ? pci : NULL);
+        else if (have_pci)
             im->nvml = mtc_nvml_open(pci);
+        nvml_start = NULL;
         mtc_nvml_query(im->nvml, &im->info);
         im->nvml_asked_at = mt_phase_now();
     }
@@ -119,6 +127,7 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     *out = b;
     return MT_OK;
 out:
+    mtc_nvml_finish(nvml_start, NULL); /* a failure before NVML was picked */
     cuda_destroy(b);
     return rc;
 }
