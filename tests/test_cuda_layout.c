@@ -709,6 +709,32 @@ static int form_all(sched_fixture *f, const mtc_sched_limits *lim, const mt_expe
     return launches;
 }
 
+/* The capacity search's doubling (2 KiB .. 4 MiB at 32 B): the chains
+ * warmed in parallel (1, 2 and 4 MiB) take a launch of their own, so the
+ * others keep the one-warp block they had without them. */
+static void test_schedule_parallel_warm_apart(void **state)
+{
+    (void)state;
+    static sched_fixture f;
+    sched_init(&f);
+    const mtc_sched_limits lim = {132, 1 * GIB};
+    mt_experiment e[12];
+    for (int i = 0; i < 12; i++) {
+        e[i] = mt_exp_chase(MT_PATH_GLOBAL_CA, (2 * KIB) << i, 32, 1, 3456, MT_MODE_FINE);
+        assert_int_equal(mtc_parallel_warm(&e[i]), i >= 9);
+    }
+    size_t launch[16][64], len[16];
+    int kernel[16];
+    int n = form_all(&f, &lim, e, 12, launch, len, kernel);
+    assert_int_equal(n, 2);
+    assert_int_equal(len[0], 9);
+    for (size_t k = 0; k < 9; k++)
+        assert_int_equal(launch[0][k], k);
+    assert_int_equal(len[1], 3);
+    for (size_t k = 0; k < 3; k++)
+        assert_int_equal(launch[1][k], 9 + k);
+}
+
 static void test_schedule_packing(void **state)
 {
     (void)state;
@@ -1088,6 +1114,7 @@ int main(void)
         cmocka_unit_test(test_parallel_warm_rules),
         cmocka_unit_test(test_collect_results),
         cmocka_unit_test(test_schedule_packing),
+        cmocka_unit_test(test_schedule_parallel_warm_apart),
         cmocka_unit_test(test_schedule_gpu_scope_alone_and_cold),
         cmocka_unit_test(test_schedule_sm_plans_arena_and_constants),
         cmocka_unit_test(test_schedule_requeue_and_give_up),

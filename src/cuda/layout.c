@@ -302,13 +302,11 @@ static void widen_block(mtc_launch_plan *p, int thread)
         p->block = (unsigned)thread + 1;
 }
 
-/* See MTK_EXP_PARALLEL_WARM: one-lap warm-ups of long sequential chains
- * over global memory, in GPU-scope experiments, and in SM-scope ones when
- * the chain fills several times any SM-local cache.  The wide kernel warms
- * the global paths only (a texture chain never reaches its sizes). */
-static int parallel_warm_allowed(const mt_experiment *e)
+/* The wide kernel warms the global paths only (a texture chain never
+ * reaches its sizes). */
+int mtc_parallel_warm(const mt_experiment *e)
 {
-    if (e->order != MT_ORDER_SEQUENTIAL || e->warmup_laps != 1)
+    if (e->kind != MT_KIND_CHASE || e->order != MT_ORDER_SEQUENTIAL || e->warmup_laps != 1)
         return 0;
     for (int i = 0; i < e->n_chains; i++) {
         const mt_chain *c = &e->chain[i];
@@ -337,7 +335,7 @@ static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[M
     x->mode = (uint32_t)e->mode;
     x->loads = e->loads;
     x->flags = 0;
-    if (parallel_warm_allowed(e)) {
+    if (mtc_parallel_warm(e)) {
         x->flags |= MTK_EXP_PARALLEL_WARM;
         widen_block(p, MTK_WARM_THREADS - 1);
     }
