@@ -16,62 +16,6 @@ static void *xcalloc(size_t n, size_t sz)
     return calloc(n ? n : 1, sz);
 }
 
-/* The buffers every launch copies to or from the GPU (descriptors, plan,
- * builds, status, samples) are pinned: a copy from pageable memory goes
- * through a driver staging buffer, and the ~700 launches of the default
- * report make ~4,000 such small copies.  Pinned memory that cannot be had
- * (a locked-memory limit) falls back to ordinary memory. */
-static void *pinned_calloc(cuda_impl *im, size_t n, size_t sz)
-{
-    void *p = NULL;
-    size_t bytes = (n ? n : 1) * sz;
-    if (im->h.pinned && cudaMallocHost(&p, bytes) == cudaSuccess) {
-        memset(p, 0, bytes);
-        return p;
-    }
-    (void)cudaGetLastError();
-    return NULL;
-}
-
-/* The transfer buffers, pinned when every one of them can be. */
-static void alloc_transfer(cuda_impl *im)
-{
-    mtc_host_buffers *h = &im->h;
-    const size_t nsm = (size_t)im->nsm;
-    void **bufs[] = {(void **)&h->descs, (void **)&h->st,  (void **)&h->samples,
-                     (void **)&h->plan,  (void **)&h->any, (void **)&h->build};
-    const size_t sizes[][2] = {{nsm, sizeof *h->descs},
-                               {nsm, sizeof *h->st},
-                               {nsm * 2 * MTK_FINE_MAX, sizeof *h->samples},
-                               {MTK_MAX_SMID, sizeof *h->plan},
-                               {nsm, sizeof *h->any},
-                               {nsm * 2, sizeof *h->build}};
-    const size_t nb = sizeof bufs / sizeof bufs[0];
-    h->pinned = 1;
-    for (size_t i = 0; i < nb && h->pinned; i++)
-        if (!(*bufs[i] = pinned_calloc(im, sizes[i][0], sizes[i][1])))
-            h->pinned = 0;
-    if (h->pinned)
-        return;
-    for (size_t i = 0; i < nb; i++) {
-        if (*bufs[i])
-            cudaFreeHost(*bufs[i]);
-        *bufs[i] = xcalloc(sizes[i][0], sizes[i][1]);
-    }
-}
-
-static void free_transfer(cuda_impl *im)
-{
-    mtc_host_buffers *h = &im->h;
-    void *bufs[] = {h->descs, h->st, h->samples, h->plan, h->any, h->build};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
-        if (!h->pinned)
-            free(bufs[i]);
-        else if (bufs[i] && !im->broken) /* a running kernel: left to exit */
-            cudaFreeHost(bufs[i]);
-    }
-}
-
 mt_err mtc_buffers_alloc(cuda_impl *im, mt_errinfo *ei)
 {
     mt_err rc = MT_OK;
@@ -79,7 +23,12 @@ mt_err mtc_buffers_alloc(cuda_impl *im, mt_errinfo *ei)
     mtc_host_buffers *h = &im->h;
     mtc_device_buffers *d = &im->d;
 
-    alloc_transfer(im);
+    h->descs = xcalloc(nsm, sizeof *h->descs);
+    h->st = xcalloc(nsm, sizeof *h->st);
+    h->samples = xcalloc(nsm * 2 * MTK_FINE_MAX, sizeof *h->samples);
+    h->plan = xcalloc(MTK_MAX_SMID, sizeof *h->plan);
+    h->any = xcalloc(nsm, sizeof *h->any);
+    h->build = xcalloc(nsm * 2, sizeof *h->build);
     h->expect = xcalloc(nsm * 2, sizeof *h->expect);
     h->tex_base = xcalloc(nsm, sizeof *h->tex_base);
     h->tex_bytes = xcalloc(nsm, sizeof *h->tex_bytes);
@@ -134,7 +83,12 @@ void mtc_buffers_free_device(cuda_impl *im)
 void mtc_buffers_free_host(cuda_impl *im)
 {
     mtc_host_buffers *h = &im->h;
-    free_transfer(im);
+    free(h->descs);
+    free(h->st);
+    free(h->samples);
+    free(h->plan);
+    free(h->any);
+    free(h->build);
     free(h->expect);
     free(h->tex_base);
     free(h->tex_bytes);

@@ -70,7 +70,6 @@ typedef struct {
     size_t seq_cap;
     size_t *group_idx; /* nsm */
     int *claimed;      /* nsm */
-    int pinned;        /* descs, st, samples, plan, any, build: cudaMallocHost (buffers.c) */
 } mtc_host_buffers;
 
 typedef struct {
