@@ -19,7 +19,6 @@
  * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS, MT_KIND_LINK and MT_KIND_EVICT (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,25 +191,18 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     for (size_t i = 0; i < n; i++)
         if (exps[i].kind == MT_KIND_BANKS)
             pending[npend++] = i;
-    double t_kind = mt_phase_now();
     if (npend && (rc = mtc_run_banks(im, exps, pending, npend, out, ei)) != MT_OK)
         goto out;
-    if (npend)
-        mt_phase_add("cuda.kind.banks", mt_phase_now() - t_kind);
     npend = 0;
     for (size_t i = 0; i < n; i++)
         if (exps[i].kind == MT_KIND_ACCESS)
             pending[npend++] = i;
-    t_kind = mt_phase_now();
     if (npend && (rc = mtc_run_access(im, exps, pending, npend, out, ei)) != MT_OK)
         goto out;
-    if (npend)
-        mt_phase_add("cuda.kind.access", mt_phase_now() - t_kind);
     npend = 0;
     for (size_t i = 0; i < n; i++) {
         if (exps[i].kind == MT_KIND_BANKS || exps[i].kind == MT_KIND_ACCESS)
             continue;
-        t_kind = mt_phase_now();
         if (exps[i].kind == MT_KIND_CLOCK) {
             if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
@@ -231,20 +223,12 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
                 goto out;
         } else {
             pending[npend++] = i;
-            continue;
-        }
-        if (mt_phase_enabled()) {
-            char name[MT_PHASE_NAME_LEN];
-            snprintf(name, sizeof name, "cuda.kind.%s", mt_kind_name(exps[i].kind));
-            mt_phase_add(name, mt_phase_now() - t_kind);
         }
     }
 
     while (npend) {
-        double t_form = mt_phase_now();
         if ((rc = mtc_group_form(&lim, exps, pending, npend, g, &im->cimg, ei)) != MT_OK)
             goto out;
-        mt_phase_add("cuda.group.form", mt_phase_now() - t_form);
         if ((rc = mtc_run_group(im, exps, g, out, im->h.claimed, ei)) != MT_OK)
             goto out;
         if ((rc = mtc_group_retire(exps, g, im->h.claimed, pending, &npend, tries,
