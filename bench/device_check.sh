@@ -3,7 +3,8 @@
 # "Measuring on a GPU machine"): builds memtopo and the load generator for
 # the GPU at hand only, then
 #   1. five idle full reports (wall time of each, JSON kept; the first one
-#      recorded, as the replay fixture),
+#      recorded, as the replay fixture), and one more with MT_PHASE_TIMES=1
+#      (phases.txt: where its time goes),
 #   2. one report while build/gpu_load streams 4 GiB on all SMs (its JSON
 #      and stderr: the recording, about 500 MB, is too large to keep),
 #   3. two reports at once on the same GPU,
@@ -32,6 +33,10 @@ for i in $(seq 1 "$runs"); do
   ./build/memtopo --json "$out/idle$i.json" "${extra[@]}" >"$out/idle$i.txt" 2>>"$out/log.txt"
   echo "idle run $i: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 done
+# where an idle run's time goes (MT_PHASE_TIMES: README, "make bench")
+s=$(date +%s%N)
+MT_PHASE_TIMES=1 ./build/memtopo --quiet >/dev/null 2>"$out/phases.txt"
+echo "phase-timed run: rc=$? wall=$(ms "$s") ms" | tee -a "$out/log.txt"
 export XZ_OPT="-T0 -6"   # every core: the recordings are 100+ MB of text
 tar -C "$(dirname "$rec")" -cJf "$out/rec.tar.xz" rec
 if [ -z "${MT_CHECK_QUICK:-}" ]; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bench: run the full default report on the GPU (or on whatever the
 # arguments select, e.g. --sim h100) and print the wall time of each probe
-# and in total, as measured by memtopo itself and by the shell.
+# and in total, as measured by memtopo itself and by the shell.  With
+# MT_PHASE_TIMES=1 in the environment memtopo also prints on stderr where
+# the time went (CUDA's start, launches, NVML, each probe's analysis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT

@@ -481,6 +481,57 @@ static void test_plan_chase_descriptors(void **state)
     assert_int_equal(b.descs[3].chase.c[0].tex, 0);
 }
 
+/* MTK_EXP_PARALLEL_WARM: GPU-scope one-lap sequential chains, and SM-scope
+ * ones only when they fill MTK_PARALLEL_WARM_SM_MIN_BYTES of any L1
+ * (elements x min(stride, 32 B)); texture chains too; never a random
+ * chain, two laps or a short chain.  The block widens to the warm threads. */
+static uint32_t warm_flags(mt_experiment e, unsigned *block)
+{
+    static plan_bufs b;
+    plan_init(&b);
+    plan_all(&b, &e, 1);
+    *block = b.p.block;
+    return b.descs[0].chase.flags;
+}
+
+static void test_parallel_warm_rules(void **state)
+{
+    (void)state;
+    unsigned block = 0;
+    mt_experiment gpu = mt_exp_chase(MT_PATH_GLOBAL_CG, 8 * MIB, 128, 1, 100, MT_MODE_FINE);
+    assert_int_equal(warm_flags(gpu, &block), MTK_EXP_PARALLEL_WARM);
+    assert_int_equal(block, MTK_WARM_THREADS);
+    /* The H100's miss chains: 1-4 MiB at 32 B, ~6 MB at 128 B. */
+    mt_path paths[3] = {MT_PATH_GLOBAL_CA, MT_PATH_GLOBAL_NC, MT_PATH_TEXTURE};
+    for (int i = 0; i < 3; i++) {
+        mt_experiment e = mt_exp_chase(paths[i], 1 * MIB, 32, 1, 3456, MT_MODE_FINE);
+        assert_int_equal(e.scope, MT_SCOPE_SM);
+        assert_int_equal(warm_flags(e, &block), MTK_EXP_PARALLEL_WARM);
+        assert_int_equal(block, MTK_WARM_THREADS);
+        e = mt_exp_chase(paths[i], 5990400, 128, 1, 2048, MT_MODE_FINE);
+        assert_int_equal(warm_flags(e, &block), MTK_EXP_PARALLEL_WARM);
+        /* Half a MiB of 32 B elements fills an L1 only twice: dependent lap. */
+        e = mt_exp_chase(paths[i], 512 * KIB, 32, 1, 3456, MT_MODE_FINE);
+        assert_int_equal(warm_flags(e, &block), 0);
+        assert_int_equal(block, 32);
+    }
+    /* 4 MiB of 4 B elements: 1 Mi elements, each at least 4 B of a line. */
+    mt_experiment e = mt_exp_chase(MT_PATH_GLOBAL_CA, 4 * MIB, 4, 1, 100, MT_MODE_FINE);
+    assert_int_equal(warm_flags(e, &block), MTK_EXP_PARALLEL_WARM);
+    /* 512 KiB of 4 B elements fill half a MiB of any cache: dependent lap. */
+    e = mt_exp_chase(MT_PATH_GLOBAL_CA, 512 * KIB, 4, 1, 100, MT_MODE_FINE);
+    assert_int_equal(warm_flags(e, &block), 0);
+    /* Too few elements (a sparse chain), two laps, random order. */
+    e = mt_exp_chase(MT_PATH_GLOBAL_CA, 4 * MIB, 2048, 1, 100, MT_MODE_FINE);
+    assert_int_equal(warm_flags(e, &block), 0);
+    e = mt_exp_chase(MT_PATH_GLOBAL_CA, 4 * MIB, 32, 2, 100, MT_MODE_FINE);
+    assert_int_equal(warm_flags(e, &block), 0);
+    e = mt_exp_chase(MT_PATH_GLOBAL_CG, 4096 * 128, 128, 1, 100, MT_MODE_FINE);
+    assert_int_equal(warm_flags(e, &block), MTK_EXP_PARALLEL_WARM);
+    e.order = MT_ORDER_RANDOM;
+    assert_int_equal(warm_flags(e, &block), 0);
+}
+
 static void test_plan_sequence_descriptors(void **state)
 {
     (void)state;
@@ -656,6 +707,32 @@ static int form_all(sched_fixture *f, const mtc_sched_limits *lim, const mt_expe
     }
     assert_int_equal(requeued, 0);
     return launches;
+}
+
+/* The capacity search's doubling (2 KiB .. 4 MiB at 32 B): the chains
+ * warmed in parallel (1, 2 and 4 MiB) take a launch of their own, so the
+ * others keep the one-warp block they had without them. */
+static void test_schedule_parallel_warm_apart(void **state)
+{
+    (void)state;
+    static sched_fixture f;
+    sched_init(&f);
+    const mtc_sched_limits lim = {132, 1 * GIB};
+    mt_experiment e[12];
+    for (int i = 0; i < 12; i++) {
+        e[i] = mt_exp_chase(MT_PATH_GLOBAL_CA, (2 * KIB) << i, 32, 1, 3456, MT_MODE_FINE);
+        assert_int_equal(mtc_parallel_warm(&e[i]), i >= 9);
+    }
+    size_t launch[16][64], len[16];
+    int kernel[16];
+    int n = form_all(&f, &lim, e, 12, launch, len, kernel);
+    assert_int_equal(n, 2);
+    assert_int_equal(len[0], 9);
+    for (size_t k = 0; k < 9; k++)
+        assert_int_equal(launch[0][k], k);
+    assert_int_equal(len[1], 3);
+    for (size_t k = 0; k < 3; k++)
+        assert_int_equal(launch[1][k], 9 + k);
 }
 
 static void test_schedule_packing(void **state)
@@ -1034,8 +1111,10 @@ int main(void)
         cmocka_unit_test(test_sequence_deltas_far_apart),
         cmocka_unit_test(test_plan_chase_descriptors),
         cmocka_unit_test(test_plan_sequence_descriptors),
+        cmocka_unit_test(test_parallel_warm_rules),
         cmocka_unit_test(test_collect_results),
         cmocka_unit_test(test_schedule_packing),
+        cmocka_unit_test(test_schedule_parallel_warm_apart),
         cmocka_unit_test(test_schedule_gpu_scope_alone_and_cold),
         cmocka_unit_test(test_schedule_sm_plans_arena_and_constants),
         cmocka_unit_test(test_schedule_requeue_and_give_up),

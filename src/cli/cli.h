@@ -155,4 +155,9 @@ int mt_cli_compare(int argc, char **argv);
  * escaped). */
 void mt_cli_error_line(const char *msg);
 
+/* MT_PHASE_TIMES=1 (cli_phase.c): turns the developer timers on at the
+ * start of main, and prints their table on stderr at its end. */
+void mt_cli_phase_begin(void);
+void mt_cli_phase_print(void);
+
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/phase_times.h"
 #include "../core/text.h"
 #include "../core/version.h"
 #include "../recording/recording.h"
@@ -231,8 +232,10 @@ static int run(const mt_cli *o)
     mt_topology *topo = NULL;
     mt_plot_data *plots = NULL;
     mt_backend *observer = NULL; /* owns be once set: destroyed instead of it */
+    double t = mt_phase_now();
     if ((err = mt_cli_open_backend(o, &be, &ei)) != MT_OK)
         goto fail_early;
+    mt_phase_add("cli: open the backend", mt_phase_now() - t);
     char when[32];
     mt_cli_iso_time(when, sizeof when);
     /* Nothing is created on disk before the flush at the end. */
@@ -295,7 +298,9 @@ static int run(const mt_cli *o)
         if ((err = mt_plot_observe_wrap(be, plots, &observer, &ei)) != MT_OK)
             goto fail_early;
     }
+    t = mt_phase_now();
     mt_err run_err = mt_probe_run_all(observer ? observer : be, &popt, topo, &ei);
+    mt_phase_add("cli: the probes", mt_phase_now() - t);
     mt_cli_progress_end(&progress);
     mt_errinfo run_ei = ei;
     if (run_err != MT_OK && is_input_error(run_err)) {
@@ -319,8 +324,12 @@ static int run(const mt_cli *o)
         snprintf(topo->prov.error, sizeof topo->prov.error, "%.40s: %.320s", mt_strerror(run_err),
                  run_ei.msg);
     }
+    t = mt_phase_now();
     code = write_outputs(o, topo, rec, raw, plots, code);
+    mt_phase_add("cli: write the outputs", mt_phase_now() - t);
+    t = mt_phase_now();
     mt_backend_destroy(observer ? observer : be);
+    mt_phase_add("cli: destroy the backend", mt_phase_now() - t);
     mt_plot_data_free(plots);
     if (topo->prov.n_disturbed > 0) {
         /* Issue 7: a degraded report is written in full, but never passes
@@ -350,6 +359,7 @@ fail_early:
 int mt_cli_main(int argc, char **argv)
 {
     reserve_std_streams();
+    mt_cli_phase_begin();
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return mt_cli_compare(argc - 1, argv + 1);
     mt_cli o;
@@ -397,5 +407,6 @@ int mt_cli_main(int argc, char **argv)
         if (!code)
             code = mt_exit_code(MT_ERR_IO);
     }
+    mt_cli_phase_print();
     return code;
 }

@@ -18,9 +18,11 @@
  * Kinds: MT_KIND_CHASE, MT_KIND_SEQUENCE, MT_KIND_CLOCK, MT_KIND_STREAM,
  * MT_KIND_BANKS, MT_KIND_CLUSTER, MT_KIND_ICACHE, MT_KIND_ACCESS, MT_KIND_LINK and MT_KIND_EVICT (backend.h gives the contract); the others are refused with
  * MT_ERR_UNSUPPORTED. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/phase_times.h"
 #include "cuda_impl.h"
 #include "nvml_procs.h"
 
@@ -58,8 +60,11 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
 {
     mt_err rc = MT_OK;
     int count = 0;
+    mtc_nvml_start *nvml_start = NULL;
     *out = NULL;
+    double t = mt_phase_now();
     rc = cuda_count_devices(&count, ei);
+    mt_phase_add("cuda.open.count_devices", mt_phase_now() - t);
     if (rc != MT_OK)
         return rc;
     if (count == 0)
@@ -78,7 +83,12 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     b->ops = &cuda_ops;
     b->impl = im;
     im->dev = device;
+    /* NVML starts on a thread of its own meanwhile (nvml_procs.h). */
+    nvml_start = mtc_nvml_start_init();
+    t = mt_phase_now();
     CK(cudaSetDevice(device));
+    mt_phase_add("cuda.open.set_device", mt_phase_now() - t);
+    t = mt_phase_now();
 
     int major = 0, minor = 0;
     CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -93,19 +103,30 @@ mt_err mt_backend_cuda_open(int device, mt_backend **out, mt_errinfo *ei)
     }
     if ((rc = mtc_query_device(im, ei)) != MT_OK)
         goto out;
+    mt_phase_add("cuda.open.query_device", mt_phase_now() - t);
+    t = mt_phase_now();
     {
         /* NVML knows devices by PCI bus id (CUDA's ordinals can differ
          * from NVML's under CUDA_VISIBLE_DEVICES). */
         char pci[32];
-        if (cudaDeviceGetPCIBusId(pci, (int)sizeof pci, device) == cudaSuccess)
+        bool have_pci = cudaDeviceGetPCIBusId(pci, (int)sizeof pci, device) == cudaSuccess;
+        if (nvml_start)
+            im->nvml = mtc_nvml_finish(nvml_start, have_pci ? pci : NULL);
+        else if (have_pci)
             im->nvml = mtc_nvml_open(pci);
+        nvml_start = NULL;
         mtc_nvml_query(im->nvml, &im->info);
+        im->nvml_asked_at = mt_phase_now();
     }
+    mt_phase_add("cuda.open.nvml", mt_phase_now() - t);
+    t = mt_phase_now();
     if ((rc = mtc_buffers_alloc(im, ei)) != MT_OK)
         goto out;
+    mt_phase_add("cuda.open.buffers", mt_phase_now() - t);
     *out = b;
     return MT_OK;
 out:
+    mtc_nvml_finish(nvml_start, NULL); /* a failure before NVML was picked */
     cuda_destroy(b);
     return rc;
 }
@@ -228,9 +249,15 @@ static mt_err cuda_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
 {
     (void)ei;
     cuda_impl *im = b->impl;
-    /* Asked again each time: the interference checks call this at every
+    /* Asked again (at most every MTC_NVML_MIN_INTERVAL_S): the
+     * interference checks call this after every batch and at every
      * reference measurement to see who else is busy on the GPU now. */
-    mtc_nvml_query(im->nvml, &im->info);
+    double t = mt_phase_now();
+    if (t - im->nvml_asked_at >= MTC_NVML_MIN_INTERVAL_S) {
+        mtc_nvml_query(im->nvml, &im->info);
+        im->nvml_asked_at = t;
+        mt_phase_add("cuda.nvml_query", mt_phase_now() - t);
+    }
     *out = im->info;
     return MT_OK;
 }

@@ -26,6 +26,12 @@
  * timer slack, which added tens of ms to the H100's one-second report.
  * Spinning costs one host core for at most this long per launch. */
 #define MTC_POLL_SPIN_S 0.002
+/* NVML is asked who else is busy at most this often (get_info comes after
+ * every batch): its per-process utilization samples are 1/6 s to 1 s
+ * apart, so a query within 50 ms of the last one sees nothing new, while
+ * each costs ~50 us (248 of them took 13 ms of the H100's one-second
+ * report).  A neighbour is still seen within 50 ms of NVML seeing it. */
+#define MTC_NVML_MIN_INTERVAL_S 0.05
 
 typedef struct {
     /* device, fixed size (allocated at open) */
@@ -82,6 +88,7 @@ typedef struct {
     double watchdog_s; /* > 0: fixed host watchdog (mt_cuda_set_watchdog) */
     int broken;        /* a launch outlived the watchdog: refuse further work */
     struct mtc_nvml *nvml; /* other processes on the GPU (nvml_procs.c); NULL: unknown */
+    double nvml_asked_at;  /* CLOCK_MONOTONIC seconds of the last NVML query */
     int carveout_now[MTK_KERNEL_COUNT]; /* preference set on each kernel now */
     struct mtc_link_buffers *links; /* link.c's buffers, kept between experiments; NULL: none */
 } cuda_impl;

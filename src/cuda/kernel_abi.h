@@ -92,17 +92,33 @@ typedef struct {
 /* mtk_exp.flags: warm every chain with all threads of the block at once
  * (independent loads of the elements in chain order, MTK_WARM_THREADS
  * threads) instead of one dependent lap.  Set only for one-lap warm-ups of
- * sequential global-memory chains of GPU-scope experiments (data in the L2
- * or DRAM): one thread chasing a 200 MB chain at DRAM latency needs ~2 s,
- * the block needs ~2 ms, and the cache ends up holding the same lines with
- * the same recency order up to a window of about MTK_WARM_THREADS
- * elements (far below the L2's capacity granule).  SM-scope (L1) chains
- * keep the exact dependent lap: there the window would be a sizeable part
- * of the cache. */
+ * sequential chains over global memory (ca, cg, nc, texture):
+ *  - in GPU-scope experiments (data in the L2 or DRAM): one thread chasing
+ *    a 200 MB chain at DRAM latency needs ~2 s, the block needs ~2 ms, and
+ *    the cache ends up holding the same lines with the same recency order
+ *    up to a window of about MTK_WARM_THREADS elements (far below the L2's
+ *    capacity granule);
+ *  - in SM-scope experiments only for chains that fill at least
+ *    MTK_PARALLEL_WARM_SM_MIN_BYTES of any SM-local cache (below).  A chain
+ *    of L1 size keeps the exact dependent lap: there the window would be a
+ *    sizeable part of the cache. */
 #define MTK_EXP_PARALLEL_WARM 1u
 #define MTK_WARM_THREADS 1024u
 /* Chains shorter than this keep the dependent lap (it is quick anyway). */
 #define MTK_PARALLEL_WARM_MIN_ELEMENTS 4096u
+/* An SM-scope chain is warmed in parallel when its elements fill at least
+ * this much of an SM-local cache (elements x min(stride,
+ * MTK_PARALLEL_WARM_SM_LINE): each element takes at least one line of the
+ * smallest line or sector any NVIDIA L1 or texture cache has, 32 B):
+ * four times the largest L1 (256 KiB).  Such a chain is a miss chain (the
+ * L1 miss penalty, the sector spacing): it is measured from element 0,
+ * which the warm-up loaded first and which more than three caches' worth
+ * of later elements, MTK_WARM_THREADS of them issued at once or not, have
+ * evicted from the L1 whatever its policy, while every element is in the
+ * L2 as after the dependent lap.  On the H100 the dependent laps of the
+ * default report's 12 such chains (1-6 MB, at L2 latency) cost ~75 ms. */
+#define MTK_PARALLEL_WARM_SM_MIN_BYTES (1u << 20)
+#define MTK_PARALLEL_WARM_SM_LINE 32u
 
 /* A pointer-chase experiment (kernels A and B). */
 typedef struct {

@@ -81,6 +81,8 @@ __device__ __forceinline__ uint32_t warm_parallel_path(int path, const Ctx &c, u
         return warm_parallel<MT_PATH_GLOBAL_CA>(c, start, n, tid, nthreads);
     if (path == MT_PATH_GLOBAL_CG)
         return warm_parallel<MT_PATH_GLOBAL_CG>(c, start, n, tid, nthreads);
+    if (path == MT_PATH_TEXTURE) /* never wide (layout.c) */
+        return warm_parallel<MT_PATH_TEXTURE>(c, start, n, tid, nthreads);
     return warm_parallel<MT_PATH_GLOBAL_NC>(c, start, n, tid, nthreads);
 }
 
@@ -230,7 +232,7 @@ __global__ void __launch_bounds__(MTK_MAX_THREADS, 1) mtk_probe(const mtk_launch
         const mtk_chain *c = &xs->c[i];
         if ((xs->flags & MTK_EXP_PARALLEL_WARM) && c->warm_loads) {
             /* One lap by every thread; the chain is back at element 0. */
-            Ctx ctx = {(const uint32_t *)c->buf, 0, 0, c->one};
+            Ctx ctx = {(const uint32_t *)c->buf, (cudaTextureObject_t)c->tex, 0, c->one};
             uint32_t acc = warm_parallel_path<WIDE>((int)c->path, ctx, c->start, c->warm_loads,
                                                     tid, nthreads);
             asm volatile("st.shared.u32 [%0], %1;" ::"r"(pa.sink), "r"(acc) : "memory");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/phase_times.h"
 #include "cuda_impl.h"
 
 static double now_s(void)
@@ -102,6 +103,7 @@ mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *
     size_t ntex = 0;
     size_t succ_words = 0, seq_words = 0;
     mtc_launch_plan p;
+    double t_phase = mt_phase_now();
 
     mtc_launch_needs(exps, g->idx, g->n, &succ_words, &seq_words);
     if ((rc = mtc_ensure_staging(im, succ_words, seq_words, ei)) != MT_OK)
@@ -128,6 +130,8 @@ mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *
     p.tex_limit = im->info.path_limit_bytes[MT_PATH_TEXTURE];
     if ((rc = mtc_plan_launch(exps, g->idx, g->n, &p, ei)) != MT_OK)
         return rc;
+    mt_phase_add("cuda.group.plan", mt_phase_now() - t_phase);
+    t_phase = mt_phase_now();
     for (size_t k = 0; k < g->n; k++) {
         cudaTextureObject_t tex = 0;
         if (!p.tex_bytes[k])
@@ -185,13 +189,18 @@ mt_err mtc_run_group(cuda_impl *im, const mt_experiment *exps, const mtc_group *
                    im->stream, &L));
     CK(cudaEventRecord(im->done, im->stream));
     im->stats.launches++;
+    mt_phase_add("cuda.group.submit", mt_phase_now() - t_phase);
+    t_phase = mt_phase_now();
     if ((rc = wait_done(im, limit_s, ei)) != MT_OK)
         goto out;
+    mt_phase_add("cuda.group.wait", mt_phase_now() - t_phase);
+    t_phase = mt_phase_now();
     CK(cudaMemcpy(h->st, d->st, g->n * sizeof(mtk_status), cudaMemcpyDeviceToHost));
     if (p.n_samples)
         CK(cudaMemcpy(h->samples, d->samples, p.n_samples * sizeof(uint32_t),
                       cudaMemcpyDeviceToHost));
     rc = mtc_collect(exps, g->idx, g->n, &p, h->st, h->samples, L.deadline_cycles, out, claimed, ei);
+    mt_phase_add("cuda.group.fetch", mt_phase_now() - t_phase);
 out:
     if (!im->broken)
         for (size_t t = 0; t < ntex; t++)

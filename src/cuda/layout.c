@@ -302,17 +302,23 @@ static void widen_block(mtc_launch_plan *p, int thread)
         p->block = (unsigned)thread + 1;
 }
 
-/* See MTK_EXP_PARALLEL_WARM: one-lap warm-ups of long sequential chains
- * over global memory, in GPU-scope experiments only. */
-static int parallel_warm_allowed(const mt_experiment *e)
+/* The wide kernel warms the global paths only (a texture chain never
+ * reaches its sizes). */
+int mtc_parallel_warm(const mt_experiment *e)
 {
-    if (e->scope != MT_SCOPE_GPU || e->order != MT_ORDER_SEQUENTIAL || e->warmup_laps != 1)
+    if (e->kind != MT_KIND_CHASE || e->order != MT_ORDER_SEQUENTIAL || e->warmup_laps != 1)
         return 0;
     for (int i = 0; i < e->n_chains; i++) {
-        mt_path p = e->chain[i].path;
-        if (p != MT_PATH_GLOBAL_CA && p != MT_PATH_GLOBAL_CG && p != MT_PATH_GLOBAL_NC)
+        const mt_chain *c = &e->chain[i];
+        uint64_t n = mt_chain_elements(c);
+        int global = c->path == MT_PATH_GLOBAL_CA || c->path == MT_PATH_GLOBAL_CG ||
+                     c->path == MT_PATH_GLOBAL_NC;
+        if (!global && !(c->path == MT_PATH_TEXTURE && mtc_kernel_of(e) != MTK_KERNEL_WIDE))
             return 0;
-        if (mt_chain_elements(&e->chain[i]) < MTK_PARALLEL_WARM_MIN_ELEMENTS)
+        if (n < MTK_PARALLEL_WARM_MIN_ELEMENTS)
+            return 0;
+        uint32_t line = c->stride < MTK_PARALLEL_WARM_SM_LINE ? c->stride : MTK_PARALLEL_WARM_SM_LINE;
+        if (e->scope != MT_SCOPE_GPU && n * line < MTK_PARALLEL_WARM_SM_MIN_BYTES)
             return 0;
     }
     return 1;
@@ -329,7 +335,7 @@ static mt_err plan_chase(const mt_experiment *e, size_t k, const uint64_t base[M
     x->mode = (uint32_t)e->mode;
     x->loads = e->loads;
     x->flags = 0;
-    if (parallel_warm_allowed(e)) {
+    if (mtc_parallel_warm(e)) {
         x->flags |= MTK_EXP_PARALLEL_WARM;
         widen_block(p, MTK_WARM_THREADS - 1);
     }

@@ -46,6 +46,12 @@ int mtc_path_has_buffer(mt_path p);
 int mtc_uses_path(const mt_experiment *e, mt_path p);
 /* The kernel (MTK_KERNEL_*) that runs e. */
 int mtc_kernel_of(const mt_experiment *e);
+/* 1 when a chase's warm-up lap is loaded by the whole block at once
+ * (MTK_EXP_PARALLEL_WARM, kernel_abi.h): one-lap warm-ups of long
+ * sequential chains over global memory (ca, cg, nc, texture), in GPU-scope
+ * experiments, and in SM-scope ones when the chain fills
+ * MTK_PARALLEL_WARM_SM_MIN_BYTES of any SM-local cache. */
+int mtc_parallel_warm(const mt_experiment *e);
 /* log2 of the bytes one unit of e's element indices counts: MTK_WIDE_SHIFT
  * on kernel WIDE, else MTK_WORD_SHIFT. */
 unsigned mtc_index_shift(const mt_experiment *e);

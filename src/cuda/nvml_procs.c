@@ -8,6 +8,7 @@
 #include "nvml_procs.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,24 +39,26 @@ struct mtc_nvml {
     void *lib;
     nvml_device dev;
     nvml_ret (*shutdown)(void);
+    nvml_ret (*by_pci)(const char *, nvml_device *);
     nvml_ret (*compute)(nvml_device, unsigned int *, nvml_proc *);
     nvml_ret (*graphics)(nvml_device, unsigned int *, nvml_proc *);
     nvml_ret (*name)(unsigned int, char *, unsigned int);
     nvml_ret (*util)(nvml_device, nvml_util *, unsigned int *, unsigned long long);
 };
 
-mtc_nvml *mtc_nvml_open(const char *pci_bus_id)
+/* Loads the library and starts NVML: NULL when it is absent or fails. */
+static mtc_nvml *nvml_init(void)
 {
     void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib)
         return NULL;
     mtc_nvml *n = calloc(1, sizeof *n);
     nvml_ret (*init)(void) = (nvml_ret(*)(void))dlsym(lib, "nvmlInit_v2");
-    nvml_ret (*by_pci)(const char *, nvml_device *) =
-        (nvml_ret(*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
     if (n) {
         n->lib = lib;
         n->shutdown = (nvml_ret(*)(void))dlsym(lib, "nvmlShutdown");
+        n->by_pci = (nvml_ret(*)(const char *, nvml_device *))dlsym(
+            lib, "nvmlDeviceGetHandleByPciBusId_v2");
         n->compute = (nvml_ret(*)(nvml_device, unsigned int *, nvml_proc *))dlsym(
             lib, "nvmlDeviceGetComputeRunningProcesses");
         n->graphics = (nvml_ret(*)(nvml_device, unsigned int *, nvml_proc *))dlsym(
@@ -65,17 +68,58 @@ mtc_nvml *mtc_nvml_open(const char *pci_bus_id)
         n->util = (nvml_ret(*)(nvml_device, nvml_util *, unsigned int *, unsigned long long))dlsym(
             lib, "nvmlDeviceGetProcessUtilization");
     }
-    if (!n || !init || !by_pci || !n->shutdown || !n->compute || init() != NVML_OK) {
+    if (!n || !init || !n->by_pci || !n->shutdown || !n->compute || init() != NVML_OK) {
         free(n);
         dlclose(lib);
         return NULL;
     }
-    if (by_pci(pci_bus_id, &n->dev) != NVML_OK) {
-        n->shutdown();
-        free(n);
-        dlclose(lib);
+    return n;
+}
+
+/* Picks the device of a started NVML; closes it and returns NULL when
+ * NVML does not know the device. */
+static mtc_nvml *nvml_pick(mtc_nvml *n, const char *pci_bus_id)
+{
+    if (n && (!pci_bus_id || n->by_pci(pci_bus_id, &n->dev) != NVML_OK)) {
+        mtc_nvml_close(n);
         return NULL;
     }
+    return n;
+}
+
+mtc_nvml *mtc_nvml_open(const char *pci_bus_id)
+{
+    return nvml_pick(nvml_init(), pci_bus_id);
+}
+
+struct mtc_nvml_start {
+    pthread_t thread;
+    mtc_nvml *nvml;
+};
+
+static void *init_thread(void *arg)
+{
+    ((mtc_nvml_start *)arg)->nvml = nvml_init();
+    return NULL;
+}
+
+mtc_nvml_start *mtc_nvml_start_init(void)
+{
+    mtc_nvml_start *s = calloc(1, sizeof *s);
+    if (s && pthread_create(&s->thread, NULL, init_thread, s) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+mtc_nvml *mtc_nvml_finish(mtc_nvml_start *s, const char *pci_bus_id)
+{
+    if (!s)
+        return NULL;
+    pthread_join(s->thread, NULL);
+    mtc_nvml *n = nvml_pick(s->nvml, pci_bus_id);
+    free(s);
     return n;
 }
 

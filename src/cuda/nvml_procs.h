@@ -12,6 +12,16 @@ typedef struct mtc_nvml mtc_nvml;
  * when NVML is absent or does not know the device (silently: it is only
  * a source of doubt, never needed to measure). */
 mtc_nvml *mtc_nvml_open(const char *pci_bus_id);
+/* The same in two steps, so that NVML's start (library load and
+ * nvmlInit, ~14 ms on the H100 machine) overlaps the CUDA context's
+ * creation (~100 ms): mtc_nvml_start begins it on a thread of its own
+ * (NULL when no thread could be started: then call mtc_nvml_open);
+ * mtc_nvml_finish waits for it and picks the device, with mtc_nvml_open's
+ * result, and frees `s` (also when pci_bus_id is NULL: then it returns
+ * NULL, after closing what was started). */
+typedef struct mtc_nvml_start mtc_nvml_start;
+mtc_nvml_start *mtc_nvml_start_init(void);
+mtc_nvml *mtc_nvml_finish(mtc_nvml_start *s, const char *pci_bus_id);
 /* Fills d's other_processes, other_process_list and other_busy (all
  * "unknown" when n is NULL or NVML fails). */
 void mtc_nvml_query(mtc_nvml *n, mt_device_info *d);

@@ -111,6 +111,10 @@ static mt_err try_add(const mtc_sched_limits *lim, mtc_group *g, const mt_experi
         return MT_OK;
     if (e->sm >= 0 && g->sm_taken[e->sm])
         return MT_OK;
+    /* A parallel warm-up widens the launch's block to MTK_WARM_THREADS:
+     * the other experiments keep the launch they had without it. */
+    if (mtc_parallel_warm(e) != g->parallel_warm)
+        return MT_OK;
     uint64_t base[MTC_BUF_COUNT];
     uint64_t end = mtc_place_buffers(e, g->arena_used, base);
     if (end > lim->arena_max && g->n > 0)
@@ -138,6 +142,7 @@ mt_err mtc_group_form(const mtc_sched_limits *lim, const mt_experiment *exps, co
     g->idx = idx;
     g->kernel = mtc_kernel_of(first);
     g->gpu_scope = first->scope == MT_SCOPE_GPU;
+    g->parallel_warm = mtc_parallel_warm(first);
     g->set_carveout = first->set_carveout;
     g->carveout_percent = first->carveout_percent;
     mtc_const_image_reset(ci);

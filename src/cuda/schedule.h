@@ -44,6 +44,7 @@ typedef struct {
     int gpu_scope; /* a single GPU-scope experiment */
     int cold;      /* some experiment has warmup_laps == 0: flush the L2 first */
     int n_planned; /* experiments with a planned SM */
+    int parallel_warm; /* its experiments' warm-ups are parallel (mtc_parallel_warm): all or none */
     /* The carveout the launch runs under (every experiment of a launch
      * asks for the same): the first experiment's request. */
     int set_carveout, carveout_percent;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/phase_times.h"
+
 /* The probes' private state that a re-run must start from again. */
 typedef struct {
     mt_cache_state cs[MT_CACHE_COUNT];
@@ -112,7 +114,10 @@ mt_err mt_guard_begin(mt_probe_ctx *c, mt_guard *g)
     w->base.ops = &w->ops;
     w->base.impl = w;
     c->be = &w->base;
-    return mt_interference_begin(c, &g->it);
+    double t = mt_phase_now();
+    mt_err err = mt_interference_begin(c, &g->it);
+    mt_phase_add("guard: first reference", mt_phase_now() - t);
+    return err;
 }
 
 void mt_guard_end(mt_probe_ctx *c, mt_guard *g)
@@ -134,8 +139,10 @@ mt_err mt_guard_run(mt_probe_ctx *c, mt_guard *g, const mt_probe_desc *d, mt_pro
     for (;; attempt++) {
         g->watch.busy_max = 0;
         mt_err err = run(c, d);
+        double t_ref = mt_phase_now();
         if (err == MT_OK)
             err = mt_interference_end_window(c, &g->it, &g->start[i], &g->end[i]);
+        mt_phase_add("guard: reference after a probe", mt_phase_now() - t_ref);
         if (err != MT_OK)
             return err;
         v = mt_interference_judge(&g->it, &g->start[i], &g->end[i]);

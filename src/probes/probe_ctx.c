@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../backend/chain.h"
+#include "../core/phase_times.h"
 #include "../core/text.h"
 #include "probe_internal.h"
 
@@ -30,7 +31,13 @@ mt_err mt_run(mt_probe_ctx *c, const mt_experiment *e, size_t n, mt_result *r)
         return mt_fail(c->ei, MT_ERR_INTERRUPTED, "stopped by %s after %u experiments (in probe %s)",
                        mt_signal_name(sig), c->topo->total_experiments + c->experiments,
                        c->probe ? c->probe : "the run");
+    double t = mt_phase_now();
     mt_err err = mt_backend_run(c->be, e, n, r, c->ei);
+    if (mt_phase_enabled()) {
+        char name[MT_PHASE_NAME_LEN];
+        snprintf(name, sizeof name, "backend in %s", c->probe ? c->probe : "(runner)");
+        mt_phase_add(name, mt_phase_now() - t);
+    }
     if (err == MT_OK)
         c->experiments += (unsigned)n;
     return err;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/phase_times.h"
 #include "interference_guard.h"
 #include "probe_internal.h"
 
@@ -270,6 +271,11 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
         pt = &t->times[t->n_times++];
         snprintf(pt->probe, sizeof pt->probe, "%s", d->name);
     }
+    if (mt_phase_enabled()) {
+        char name[MT_PHASE_NAME_LEN];
+        snprintf(name, sizeof name, "probe %s", d->name);
+        mt_phase_add(name, now_s() - t0);
+    }
     if (pt) {
         pt->seconds += now_s() - t0;
         pt->experiments += c->experiments;
@@ -326,11 +332,13 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
         err = mt_guard_run(&c, g, order[i], run_one);
     if (err == MT_OK)
         mt_guard_recheck(&c, g);
+    double t_derive = now_s();
     for (const mt_derivation_desc *const *d = mt_derivation_registry; err == MT_OK && *d; d++)
         if (all_present(topo, (*d)->requires)) {
             err = (*d)->derive(topo, ei);
             mt_guard_derived(&c, g, *d);
         }
+    mt_phase_add("derivations", now_s() - t_derive);
     mt_guard_end(&c, g);
     free(g);
     topo->total_seconds = now_s() - t0;
