@@ -372,9 +372,10 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
      * 4-byte loads where the 16-byte ladder got 124.3; memtopo's round
      * kernel got 127.4-127.9 at 4 and 8 bytes, 1024 threads, session 9),
      * and the best occupancy for them need not be the 16-byte one.  The
-     * whole-L2 read runs it again at 8 bytes (its 16-byte ladder topped out
-     * at 7.6-7.8 TB/s on the H100; 8-byte loads by 2 x 1024 threads got
-     * 8.2, as gpu-benches' gpu-l2-cache does with its 8-byte loads). */
+     * whole-L2 read runs it again at 8 bytes, the width gpu-benches'
+     * gpu-l2-cache reads with (on the H100 it did not beat the 16-byte
+     * ladder for data beyond a partition: 7.5-7.8 against 7.8 TB/s,
+     * session 9; another GPU's L2 may differ). */
     size_t m = n;
     int sm_level = l->path != MT_PATH_GLOBAL_CG;
     int whole = strcmp(l->suffix, "_whole") == 0;
