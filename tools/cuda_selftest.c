@@ -720,6 +720,39 @@ static void batch_watchdog(mt_backend *b)
     check(rc == MT_ERR_TIMEOUT, "backend refuses work after a host-side timeout");
 }
 
+/* The stream kernel's round path (kernels_stream.cu): an L1 read of 32 KiB
+ * per SM by 1024 threads, 4-byte loads, 8 in flight (one round a repeat)
+ * at R, 2R and 4R repeats.  Loads hoisted out of the repeat loop (what
+ * ptxas did to session 8's fixed-round loop) would leave the cycles flat
+ * and the rate far above the L1's 128 B per cycle per SM. */
+static void batch_stream_round(mt_backend *b, const mt_device_info *d)
+{
+    enum { N = 3 };
+    const uint32_t R = 256, share = 32 * KIB;
+    mt_experiment e[N];
+    mt_result r[N];
+    for (int i = 0; i < N; i++)
+        e[i] = mt_exp_stream(MT_STREAM_READ, MT_PATH_GLOBAL_CA, (uint32_t)d->sm_count, 1024, 4, 8,
+                             (uint64_t)share * (uint32_t)d->sm_count, R << i, 0);
+    memset(r, 0, sizeof r);
+    if (run(b, e, N, r, "stream round kernel (L1 read)", NULL) != 0)
+        return;
+    double c[N];
+    for (int i = 0; i < N; i++) {
+        c[i] = r[i].cycles[0][0];
+        printf("stream round: %u repeats, %.0f cycles (slowest block), %.1f B/clk/SM\n", R << i,
+               c[i], (double)share * (R << i) / c[i]);
+    }
+    /* Each doubling adds at least 80% of the cycles (a fixed launch cost
+     * makes it less than 100%). */
+    check(c[1] - c[0] >= 0.8 * c[0] && c[2] - c[1] >= 0.8 * c[1],
+          "stream round kernel: cycles grow with the repeats (no load hoisted)");
+    double rate = (double)share * (4 * R - 2 * R) / (c[2] - c[1]);
+    check(rate > 0 && rate <= 128 * 1.05, "stream round kernel: at most the L1's 128 B/clk/SM");
+    for (int i = 0; i < N; i++)
+        mt_result_free(&r[i]);
+}
+
 int main(int argc, char **argv)
 {
     int dev = argc > 1 ? atoi(argv[1]) : 0;
@@ -761,6 +794,7 @@ int main(int argc, char **argv)
         batch_l1_sweep(b, &d);
         batch_placement(b, &d);
         batch_errors(b, &d);
+        batch_stream_round(b, &d);
     }
     batch_sequence(b, &d);
     if (!(argc > 2 && strcmp(argv[2], "quick") == 0))

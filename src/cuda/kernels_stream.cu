@@ -132,6 +132,63 @@ __global__ void __launch_bounds__(1024) mtk_stream_kernel(mtk_stream_args a)
     finish(a, c0, t0);
 }
 
+/* op 0 (read) on a global path, the block's share a whole number of
+ * rounds: the general loop above spends ~12 instructions on each access
+ * (64-bit modulo offsets, the op and path branches; ncu on the H100), so
+ * 4-byte reads of the L1, which need one warp load per cycle per SM out of
+ * the four instructions an SM issues per cycle, were issue-bound (124.6
+ * B/clk/SM at best, the 16-byte ladder).  Here the block size G is a
+ * template argument, so every access of a round is the thread's pointer
+ * plus an immediate (j x G vectors): a load, its share of a XOR, and the
+ * round's pointer step.  The same accesses as the general loop (thread t:
+ * vectors t, t + G, t + 2G ... of its share, U loads issued before any is
+ * used).  `zero` (always 0, a kernel argument) moves the pointer at every
+ * repeat: ptxas cannot prove that a repeat loads the addresses of the last
+ * one, so it cannot hoist the loads out of the repeat loop (it did, with an
+ * empty asm barrier on the pointer: ncu counted one repeat's loads). */
+template <typename T, int U, int G, int P>
+__global__ void __launch_bounds__(G) mtk_stream_round_kernel(mtk_stream_args a)
+{
+    const uint64_t first = (uint64_t)(blockIdx.x % (uint32_t)a.groups) * a.n_vec;
+    const T *p = (const T *)a.src + first + threadIdx.x;
+    uint32_t acc = 0;
+    __syncthreads();
+    uint64_t c0 = clock64(), t0 = global_ns();
+    /* One round a repeat (the L1's share at the most in flight): no
+     * inner loop, so a repeat is its loads, XORs, the step and the branch.
+     * Not unrolled: an unrolled repeat loop would issue the next repeat's
+     * loads before this one's are used (more in flight than U). */
+#pragma unroll 1
+    for (uint32_t r = 0; a.iters == 1 && r < a.repeats; r++) {
+        p += a.zero;
+        T v[U];
+#pragma unroll
+        for (int j = 0; j < U; j++)
+            v[j] = load_vec<T, P>(p, nullptr, 0, (uint64_t)j * G);
+#pragma unroll
+        for (int j = 0; j < U; j++)
+            acc ^= fold(v[j]);
+    }
+#pragma unroll 1
+    for (uint32_t r = 0; a.iters > 1 && r < a.repeats; r++) {
+        p += a.zero;
+        const T *q = p;
+#pragma unroll 1
+        for (uint32_t it = 0; it < a.iters; it++, q += U * G) {
+            T v[U];
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                v[j] = load_vec<T, P>(q, nullptr, 0, (uint64_t)j * G);
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                acc ^= fold(v[j]);
+        }
+    }
+    if (acc == 0x9e3779b9u)
+        ((unsigned long long *)a.out)[3] = acc;
+    finish(a, c0, t0);
+}
+
 /* op 3: each thread chases its own region of region_words words, one
  * 4-byte load per stride_words; the next index adds the loaded value
  * (zero: the host clears the region), so every load waits for the last. */
@@ -168,10 +225,38 @@ static cudaError_t go(const mtk_stream_args *a, unsigned grid, unsigned block, s
     return cudaGetLastError();
 }
 
+/* The round kernel at block size G, when the path has one. */
+template <typename T, int U, int G>
+static cudaError_t round_by_path(const mtk_stream_args *a, unsigned grid, cudaStream_t s)
+{
+    switch (a->path) {
+    case SP_CA: mtk_stream_round_kernel<T, U, G, SP_CA><<<grid, G, 0, s>>>(*a); break;
+    case SP_CG: mtk_stream_round_kernel<T, U, G, SP_CG><<<grid, G, 0, s>>>(*a); break;
+    case SP_NC: mtk_stream_round_kernel<T, U, G, SP_NC><<<grid, G, 0, s>>>(*a); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
+/* Whether a launch takes the round kernel: a read on a global path by
+ * blocks of 256, 512 or 1024 threads whose share is whole rounds. */
+static bool takes_round_kernel(const mtk_stream_args *a, unsigned block)
+{
+    bool global = a->path == SP_CA || a->path == SP_CG || a->path == SP_NC;
+    bool sized = block == 256 || block == 512 || block == 1024;
+    uint64_t round = (uint64_t)block * a->in_flight;
+    return a->op == 0 && global && sized && a->n_vec >= round && a->n_vec % round == 0 &&
+           a->iters == a->n_vec / round;
+}
+
 template <typename T, int U>
 static cudaError_t by_path(const mtk_stream_args *a, unsigned grid, unsigned block, size_t smem,
                            cudaStream_t s)
 {
+    if (takes_round_kernel(a, block))
+        return block == 256   ? round_by_path<T, U, 256>(a, grid, s)
+               : block == 512 ? round_by_path<T, U, 512>(a, grid, s)
+                              : round_by_path<T, U, 1024>(a, grid, s);
     switch (a->path) {
     case SP_CA: return go<T, U, SP_CA>(a, grid, block, smem, s);
     case SP_CG: return go<T, U, SP_CG>(a, grid, block, smem, s);

@@ -49,7 +49,7 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
         return rc;
     uint64_t base = im->d.arena + c->offset;
     mtk_stream_args a;
-    memset(&a, 0, sizeof a);
+    memset(&a, 0, sizeof a); /* a.zero among them: always 0 (stream_abi.h) */
     a.src = base;
     /* A copy writes the bytes after the ones it reads; a write alone
      * writes its own span (the chain's footprint is just `bytes`). */

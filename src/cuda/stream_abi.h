@@ -26,6 +26,7 @@ typedef struct {
     uint32_t path;          /* mt_path */
     uint32_t vec;           /* 4, 8, 16 */
     uint32_t in_flight;     /* 1, 2, 4, 8 */
+    uint32_t zero;          /* always 0: the round kernel's opaque pointer step (kernels_stream.cu) */
 } mtk_stream_args;
 
 /* One stream launch: `grid` blocks of `block` threads, `smem` bytes of

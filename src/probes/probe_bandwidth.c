@@ -86,8 +86,9 @@
 #define MLP_GPU_DRAM_MAX (4ull << 30)
 /* Most configurations one level and op tries (the ladder has at most
  * 4 occupancies x 4 depths, the SM's own levels the same ladder again at
- * 4-byte vectors, plus the narrower vectors at the best and the repeats). */
-#define BW_MAX_CONFIGS 48
+ * 4- and 8-byte vectors, the whole-L2 read at 8-byte vectors, plus the
+ * narrower vectors at the best and the repeats). */
+#define BW_MAX_CONFIGS 64
 
 typedef struct {
     const char *key;    /* object */
@@ -363,24 +364,33 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     }
     if (mt_bw_best(inflight, bw, n, &best, &rising) != MT_OK || !(bw[best] > 0))
         return MT_OK;
-    /* Narrower vectors at the best configuration's threads and accesses;
-     * for the SM's own levels 4-byte vectors at every occupancy and depth
-     * of the ladder: one 128-byte warp access per cycle is how the L1
-     * reaches its 128 B/clk (gpu-benches' gpu-cache got 127.5 on the H100
-     * with 4-byte loads where the 16-byte ladder got 124.3), and the best
-     * occupancy for it need not be the 16-byte one. */
+    /* Narrower vectors: whole ladders where the best figure came from
+     * narrow loads on the H100, elsewhere at the best configuration's
+     * threads and accesses.  The SM's own levels run the ladder again at
+     * 4- and 8-byte vectors: one 128-byte warp access per cycle is how the
+     * L1 reaches its 128 B/clk (gpu-benches' gpu-cache got 127.5 with
+     * 4-byte loads where the 16-byte ladder got 124.3; memtopo's round
+     * kernel got 127.4-127.9 at 4 and 8 bytes, 1024 threads, session 9),
+     * and the best occupancy for them need not be the 16-byte one.  The
+     * whole-L2 read runs it again at 8 bytes, the width gpu-benches'
+     * gpu-l2-cache reads with (on the H100 it did not beat the 16-byte
+     * ladder for data beyond a partition: 7.5-7.8 against 7.8 TB/s,
+     * session 9; another GPU's L2 may differ). */
     size_t m = n;
     int sm_level = l->path != MT_PATH_GLOBAL_CG;
-    for (size_t i = 0; sm_level && i < n && m < BW_MAX_CONFIGS - 1; i++) {
-        bw_config x = k[i];
-        x.vec = 4;
-        if (config_fits(c, l, op, &x))
-            k[m++] = x;
-    }
-    for (uint32_t v = sm_level ? 8 : 4; v <= 8 && m < BW_MAX_CONFIGS; v *= 2) {
+    int whole = strcmp(l->suffix, "_whole") == 0;
+    unsigned laddered = sm_level ? (4u | 8u) : whole ? 8u : 0u;
+    for (uint32_t v = 4; v <= 8; v *= 2)
+        for (size_t i = 0; (laddered & v) && i < n && m < BW_MAX_CONFIGS - 2; i++) {
+            bw_config x = k[i];
+            x.vec = v;
+            if (config_fits(c, l, op, &x))
+                k[m++] = x;
+        }
+    for (uint32_t v = 4; v <= 8 && m < BW_MAX_CONFIGS; v *= 2) {
         bw_config x = k[best];
         x.vec = v;
-        if (config_fits(c, l, op, &x))
+        if (!(laddered & v) && config_fits(c, l, op, &x))
             k[m++] = x;
     }
     if (m > n) {

@@ -227,12 +227,24 @@ PY
 # The opt-in probes (issues 8, 9, 10): bandwidth and MLP, TLB levels, the
 # L2's geometry, each recorded on the same H100 and replayed.
 check "bandwidth/TLB fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-bwtlb.tar.xz"
-run_mt --replay "$tmp/rec-bwtlb" --only l2,l2map --bandwidth --tlb --quiet --json "$tmp/bwtlb.json"
-check "bandwidth/TLB replay exits 0" rc_is 0
-check "bandwidth/TLB replay's findings equal the GPU run's" diff <(digest "$fx/report-bwtlb.json") <(digest "$tmp/bwtlb.json")
-check "H100 bandwidth: L1 and shared near 128 B/clk/SM, DRAM >= 90% of its peak" $PY - "$tmp/bwtlb.json" <<'PY'
+# Session 9's bandwidth search runs whole ladders at 8-byte vectors (the
+# SM's own levels, the whole-L2 read), so the bandwidth half of this
+# recording no longer replays: the L2, L2-map and TLB half is replayed and
+# compared (every finding of the GPU run but the bandwidth probe's and those
+# of the probes only it pulled in); the bandwidth half awaits the
+# re-recording (bench/device_check.sh's step 6), and report-bw9.json, the
+# branch's GPU run of that step, is checked below in its place.
+run_mt --replay "$tmp/rec-bwtlb" --only l2,l2map --tlb --quiet --json "$tmp/bwtlb.json"
+check "L2/TLB replay of the bandwidth/TLB recording exits 0" rc_is 0
+no_bw() { digest "$1" | grep -Ev '^(l1d|shared|dram)\.|^l2\.(bw_|gbps_|mlp)'; }
+check "L2/TLB replay's findings equal the GPU run's" diff <(no_bw "$fx/report-bwtlb.json") <(digest "$tmp/bwtlb.json")
+check "the branch's bandwidth run validates against the schema" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-report.schema.json" "$fx/report-bw9.json"
+# Issue 10's L1 target: at least 125 B/clk/SM (gpu-benches' gpu-cache got
+# 127.4 in the same run; the round kernel, kernels_stream.cu).
+check "H100 bandwidth: L1 and shared near 128 B/clk/SM (L1 >= 125), DRAM >= 90% of its peak" $PY - "$fx/report-bw9.json" <<'PY'
 import json, sys
 o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
+assert o["l1d"]["bw_read"]["value"] >= 125, o["l1d"]["bw_read"]
 for k in ("l1d", "shared"):
     assert 120 <= o[k]["bw_read"]["value"] <= 128 * 1.02, (k, o[k]["bw_read"])
 peak = o["dram"]["peak_gbps"]["value"]
