@@ -76,6 +76,12 @@ static void mlp_saturates_at_the_cap(void **state)
     assert_true(fabs(fit.mlp - 512) < 1e-9);
     assert_true(fit.at_chases == 512);
     assert_true(fit.saturated);
+    /* Just above a sweep point: 512 chases all in flight are within the
+     * plateau's tolerance of 519 but only bound it; the MLP is 519. */
+    sweep(519, 560, k, 11, r);
+    assert_int_equal(mt_mlp_from_sweep(k, r, 11, &fit), MT_OK);
+    assert_true(fabs(fit.mlp - 519) < 1e-9);
+    assert_true(fit.saturated);
 }
 
 static void mlp_beyond_the_sweep_is_not_saturated(void **state)
