@@ -295,8 +295,13 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     if (says_modulo && !modulo)
         bad += complain(msg, cap, "%s index: \"modulo\" (conf %.2f) but the index is hashed\n",
                         nm, ix->confidence);
-    /* The line bits the recovery tests (geometry_hash.h). */
-    unsigned bits = mt_geometry_hash_bits(tr->line, path_limit);
+    /* The line bits the recovery tests (geometry_hash.h), or those the
+     * masks' note says were tested (the L2's masks over the whole
+     * partition: l2_evict.c). */
+    unsigned bits = mt_geometry_hash_bits(tr->line, path_limit), top_bit = 0;
+    const char *tested = strstr(mk->note, "line bits 0-");
+    if (tested && sscanf(tested, "line bits 0-%u tested", &top_bit) == 1 && top_bit < 64)
+        bits = top_bit + 1;
     bool linear = linear_index(cs, (uint64_t)sets, bits, rows, &nrows);
     if (ix->kind == MT_FIND_TEXT && ix->confidence >= MT_TRUTH_TRUSTED &&
         strcmp(ix->text, "xor") == 0 && !linear)
