@@ -25,13 +25,15 @@ mt_err mt_sim_evict_members_of(mt_sim_evict_members *m, const mt_cache *c, const
     uint32_t target = q->index[0];
     for (uint32_t k = 1; k + 1 < q->n; k += 2)
         pool += q->index[k + 1];
-    if (m->members && m->cache == c && m->sets == c->sets && m->offset == ch->offset &&
-        m->elements == elements && m->stride == ch->stride && m->space == space &&
-        m->target == target)
+    int same = m->cache == c && m->sets == c->sets && m->offset == ch->offset &&
+               m->elements == elements && m->stride == ch->stride && m->space == space &&
+               m->target == target;
+    if (same && m->members && m->whole)
         return MT_OK;
+    uint64_t scanned = same ? m->pool_scanned : 0;
     mt_sim_evict_members_free(m);
     uint32_t home = mt_cache_set_of(c, mt_chain_addr(ch, target) | space);
-    int whole = elements <= MT_SIM_EVICT_SCAN_RATIO * pool;
+    int whole = elements <= MT_SIM_EVICT_SCAN_RATIO * pool || scanned + pool > elements;
     /* A first pass counts, so the list is allocated once at its size. */
     size_t n = 0;
     if (whole)
@@ -57,12 +59,11 @@ mt_err mt_sim_evict_members_of(mt_sim_evict_members *m, const mt_cache *c, const
                     list[at++] = (uint32_t)k;
         qsort(list, at, sizeof *list, cmp_u32); /* the tests look members up by address */
     }
-    /* Members of one pool are kept for that experiment only (elements 0
-     * never matches the next). */
+    /* Members of one pool are kept for that experiment only. */
     *m = (mt_sim_evict_members){.cache = c, .sets = c->sets, .offset = ch->offset,
-                                .elements = whole ? elements : 0, .space = space,
-                                .stride = ch->stride, .target = target, .members = list,
-                                .n_members = at};
+                                .elements = elements, .space = space, .stride = ch->stride,
+                                .target = target, .members = list, .n_members = at,
+                                .whole = whole, .pool_scanned = scanned + (whole ? 0 : pool)};
     return MT_OK;
 }
 

@@ -14,7 +14,9 @@
  * pool's lines.  A pool that is a small part of a large block (at most
  * 1 / MT_SIM_EVICT_SCAN_RATIO of its lines: the set-index masks' tests,
  * a few blocks of lines spread over gigabytes) has its own lines scanned
- * instead, for that experiment only. */
+ * instead, for that experiment only, until the lines so scanned on one
+ * block and target would pass the block's: then the block is scanned
+ * once and kept (at most twice the cheaper of the two ways). */
 #ifndef MT_SIM_EVICT_MODEL_H
 #define MT_SIM_EVICT_MODEL_H
 
@@ -31,6 +33,8 @@ typedef struct {
     uint32_t stride, target;
     uint32_t *members; /* element indices (target excluded), ascending */
     size_t n_members;
+    int whole;             /* members of the whole block (kept), or of one pool's lines */
+    uint64_t pool_scanned; /* lines scanned pool by pool on this block and target */
 } mt_sim_evict_members;
 
 /* A block this many times the pool's lines or more is not scanned whole:
@@ -43,7 +47,8 @@ typedef struct {
  * tagged with `space`) in cache c: kept from the last call when it asked
  * the same, found again otherwise; among the pool's lines only (evict
  * experiment q: its intervals) when the block is MT_SIM_EVICT_SCAN_RATIO
- * times the pool or more. */
+ * times the pool or more and the pools scanned so far on it stay below
+ * its lines. */
 mt_err mt_sim_evict_members_of(mt_sim_evict_members *m, const mt_cache *c, const mt_chain *ch,
                                uint64_t space, const mt_sequence *q, mt_errinfo *ei);
 
