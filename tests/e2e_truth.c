@@ -687,7 +687,10 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
                           "l2", msg, cap);
     if (l2->cs && l2->cs->partitions > 1) {
         bad += latency_ok(F(t, "l2", "far_latency"), l2->cs->far_latency[MT_SIM_LP_CG], "l2 far", msg, cap);
-        double want = (double)s->l2_size / l2->cs->partitions;
+        /* The partition is the modelled cache's share: one SM's first
+         * eviction comes there, whatever size the driver reports (the
+         * format allows l2_size within a factor of 2 of the cache's). */
+        double want = (double)l2->size / l2->cs->partitions;
         const mt_finding *p = F(t, "l2", "partition_size");
         if ((p->kind != MT_FIND_VALUE || fabs(p->value - want) > 0.05 * want) && !flagged(p, want))
             bad += complain(msg, cap, "l2 partition: want %.0f +- 5%%, got kind %d %.0f (conf %.2f)\n",
