@@ -505,13 +505,16 @@ static mt_err measure_masks(evict_ctx *x, const mt_line_list *l, uint32_t bits,
 
 /* Findings of verified masks: l2.index_masks, l2.index (unless a trusted
  * "modulo" stands), and l2.sets = 2^rank where the partition's lines are
- * not known exactly (and the masks cover every line a probe reaches),
- * else checked against them.  Returns false when they disagree. */
+ * not known exactly, or where they disagree and the masks cover every
+ * line a probe reaches (a direct measurement against an inference from
+ * the driver's size); masks over fewer bits that disagree are dropped
+ * (returns false). */
 static bool masks_findings(mt_probe_ctx *c, const evict_ctx *x, const mt_evict_masks *m,
                            uint32_t ways, bool whole, uint64_t exact_sets, mt_finding *fs)
 {
     uint64_t sets = 1ull << m->rank;
-    if (exact_sets && exact_sets != sets) {
+    bool disagree = exact_sets && exact_sets != sets;
+    if (disagree && !whole) {
         mt_finding f = *mt_get(c, "l2", "index_masks");
         mt_finding_append_note(&f, "not measured: masks of %u bits (%llu sets) from the eviction "
                                "set contradict the partition's %llu sets", m->rank,
@@ -547,12 +550,14 @@ static bool masks_findings(mt_probe_ctx *c, const evict_ctx *x, const mt_evict_m
         snprintf(fi.text, sizeof fi.text, "xor");
         mt_set(c, "l2", "index", &fi);
     }
-    if (!exact_sets) {
+    if (!exact_sets || disagree) {
         if (whole)
             *fs = mt_find_value((double)sets, "", MT_SRC_MEASURED, how, L2_EVICT_CONF,
                                 "2^%u: the masks' rank over every line bit a probe reaches "
-                                "(the partition's lines are not known exactly); ways %u",
-                                m->rank, ways);
+                                "(%s); ways %u", m->rank,
+                                disagree ? "not the driver's L2 over the partitions"
+                                         : "the partition's lines are not known exactly",
+                                ways);
         else
             *fs = mt_find_bound((double)sets, "", how, L2_EVICT_CONF, "2^%u: the masks' rank "
                                 "over line bits 0-%u (higher bits may add sets)", m->rank,
@@ -654,24 +659,12 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     mt_set(c, "l2", "ways", &fw);
     mt_finding fs = *mt_get(c, "l2", "sets");
     uint64_t exact_sets = exact_lines && exact_lines % ways == 0 ? exact_lines / ways : 0;
-    if (exact_sets) {
+    if (exact_sets)
         fs = mt_find_value((double)exact_sets, "", MT_SRC_MEASURED,
                            "partition lines / eviction-set ways", L2_EVICT_CONF,
                            "the partition's %llu lines (the driver's L2%s) / %u ways",
                            (unsigned long long)exact_lines,
                            parts > 1 ? " over equal partitions" : ", one partition", ways);
-        /* The lines are counted in the measured line: the sets are no
-         * surer than it (the ways are not: a list of elements a multiple
-         * of the true line apart still needs W lines of the set). */
-        bool line_ok = false;
-        if ((err = confirm_line(&x, &l, &s, &line_ok)) != MT_OK)
-            goto out;
-        if (line_ok)
-            mt_finding_append_note(&fs, "the %u B line confirmed by the eviction set", t->line);
-        else if (t->confidence < L2_EVICT_CONF)
-            mt_finding_doubt(&fs, t->confidence, "the lines are counted in the measured line "
-                             "(%u B, confidence %.2f)", t->line, t->confidence);
-    }
     /* The masks (and, where the partition's lines are not known, the
      * sets) over the whole partition, from the same eviction set. */
     bool whole = false;
@@ -680,15 +673,38 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     mt_progress(c, "L2 set-index masks: line bits 0-%u", bits ? bits - 1 : 0);
     if ((err = measure_masks(&x, &l, bits, &m)) != MT_OK)
         goto out;
-    if (!m.verified || !masks_findings(c, &x, &m, ways, whole, exact_sets, &fs)) {
-        if (!m.verified) {
-            mt_finding f = *mt_get(c, "l2", "index_masks");
-            mt_finding_append_note(&f, "not measured over the partition: %s", m.why);
-            mt_set(c, "l2", "index_masks", &f);
+    bool masked = m.verified && masks_findings(c, &x, &m, ways, whole, exact_sets, &fs);
+    if (!m.verified) {
+        mt_finding f = *mt_get(c, "l2", "index_masks");
+        mt_finding_append_note(&f, "not measured over the partition: %s", m.why);
+        mt_set(c, "l2", "index_masks", &f);
+    }
+    if (!exact_sets && !masked && fs.kind != MT_FIND_NONE)
+        mt_finding_note_first(&fs, "ways %u, but the partition's lines are not known exactly",
+                              ways);
+    if (exact_sets || masked) {
+        /* Sets and masks count lines of the measured line: they are no
+         * surer than it (the ways are not: a list of elements a multiple
+         * of the true line apart still needs W lines of the set). */
+        bool line_ok = false;
+        if ((err = confirm_line(&x, &l, &s, &line_ok)) != MT_OK)
+            goto out;
+        static const char *const counted[] = {"sets", "index_masks", "index"};
+        for (size_t i = 0; i < sizeof counted / sizeof *counted; i++) {
+            mt_finding f = i == 0 ? fs : *mt_get(c, "l2", counted[i]);
+            if (f.kind == MT_FIND_NONE || (i > 0 && !masked))
+                continue;
+            if (line_ok && i == 0)
+                mt_finding_append_note(&f, "the %u B line confirmed by the eviction set",
+                                       t->line);
+            else if (!line_ok && t->confidence < L2_EVICT_CONF)
+                mt_finding_doubt(&f, t->confidence, "the lines are counted in the measured "
+                                 "line (%u B, confidence %.2f)", t->line, t->confidence);
+            if (i == 0)
+                fs = f;
+            else
+                mt_set(c, "l2", counted[i], &f);
         }
-        if (!exact_sets && fs.kind != MT_FIND_NONE)
-            mt_finding_note_first(&fs, "ways %u, but the partition's lines are not known "
-                                  "exactly", ways);
     }
     mt_set(c, "l2", "sets", &fs);
 out:
