@@ -72,6 +72,14 @@
  * physical-page bits the buffer's line numbers do not set linearly, which
  * the predictions catch). */
 #define L2_EVICT_MASK_SPAN_BYTES (4ull << 30)
+/* The masks are measured only where the partition's sets, estimated as
+ * its lines / W, lie at most this share below a power of two (or 3%
+ * above it): a linear index has 2^r sets, and the estimate errs low (the
+ * partition size is one SM's first eviction, which a hash brings early:
+ * 8% below 25 MiB on the H100).  Elsewhere no linear index fits, and the
+ * masks' tests (each about a partition's lines) would only fail their
+ * predictions (a random draw, 189914 sets of 4 x 64 B: 5 s of CPU). */
+#define L2_EVICT_MASK_SETS_SLACK 0.25
 /* Fixed seed of the masks' predictions: the same experiments every run
  * (recordings replay them). */
 #define L2_EVICT_MASK_SEED 0x6c32657669637473ull
@@ -592,6 +600,9 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     mt_note_threshold(c, "L2_EVICT_MASK_SPAN_BYTES", (double)L2_EVICT_MASK_SPAN_BYTES,
                       "L2 set-index masks: line bits tested lie below this many bytes of the "
                       "buffer");
+    mt_note_threshold(c, "L2_EVICT_MASK_SETS_SLACK", L2_EVICT_MASK_SETS_SLACK,
+                      "L2 set-index masks: measured only where lines / ways lie at most this "
+                      "share below a power of two");
     mt_note_threshold(c, "L2_EVICT_PARTITION_ROUNDING", L2_EVICT_PARTITION_ROUNDING,
                       "L2 eviction set: how close L2 / partition size must be to a whole "
                       "number for the sets to be exact");
@@ -670,9 +681,19 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     bool whole = false;
     uint32_t bits = mask_bits(c, t->line, &whole);
     mt_evict_masks m;
-    mt_progress(c, "L2 set-index masks: line bits 0-%u", bits ? bits - 1 : 0);
-    if ((err = measure_masks(&x, &l, bits, &m)) != MT_OK)
-        goto out;
+    double est = (double)(exact_lines ? exact_lines : pool_lines) / ways, pow2 = 1;
+    while (pow2 < est * 0.97)
+        pow2 *= 2;
+    if (pow2 > est / (1 - L2_EVICT_MASK_SETS_SLACK)) {
+        memset(&m, 0, sizeof m);
+        snprintf(m.why, sizeof m.why, "about %.0f sets (%llu lines / %u ways), no power of two: "
+                 "no linear index", est, (unsigned long long)(exact_lines ? exact_lines
+                                                                          : pool_lines), ways);
+    } else {
+        mt_progress(c, "L2 set-index masks: line bits 0-%u", bits ? bits - 1 : 0);
+        if ((err = measure_masks(&x, &l, bits, &m)) != MT_OK)
+            goto out;
+    }
     bool masked = m.verified && masks_findings(c, &x, &m, ways, whole, exact_sets, &fs);
     if (!m.verified) {
         mt_finding f = *mt_get(c, "l2", "index_masks");
