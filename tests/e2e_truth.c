@@ -295,8 +295,13 @@ static int geometry_ok(const mt_topology *t, const char *nm, const mt_truth_cach
     if (says_modulo && !modulo)
         bad += complain(msg, cap, "%s index: \"modulo\" (conf %.2f) but the index is hashed\n",
                         nm, ix->confidence);
-    /* The line bits the recovery tests (geometry_hash.h). */
-    unsigned bits = mt_geometry_hash_bits(tr->line, path_limit);
+    /* The line bits the recovery tests (geometry_hash.h), or those the
+     * masks' note says were tested (the L2's masks over the whole
+     * partition: l2_evict.c). */
+    unsigned bits = mt_geometry_hash_bits(tr->line, path_limit), top_bit = 0;
+    const char *tested = strstr(mk->note, "line bits 0-");
+    if (tested && sscanf(tested, "line bits 0-%u tested", &top_bit) == 1 && top_bit < 64)
+        bits = top_bit + 1;
     bool linear = linear_index(cs, (uint64_t)sets, bits, rows, &nrows);
     if (ix->kind == MT_FIND_TEXT && ix->confidence >= MT_TRUTH_TRUSTED &&
         strcmp(ix->text, "xor") == 0 && !linear)
@@ -682,7 +687,10 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
                           "l2", msg, cap);
     if (l2->cs && l2->cs->partitions > 1) {
         bad += latency_ok(F(t, "l2", "far_latency"), l2->cs->far_latency[MT_SIM_LP_CG], "l2 far", msg, cap);
-        double want = (double)s->l2_size / l2->cs->partitions;
+        /* The partition is the modelled cache's share: one SM's first
+         * eviction comes there, whatever size the driver reports (the
+         * format allows l2_size within a factor of 2 of the cache's). */
+        double want = (double)l2->size / l2->cs->partitions;
         const mt_finding *p = F(t, "l2", "partition_size");
         if ((p->kind != MT_FIND_VALUE || fabs(p->value - want) > 0.05 * want) && !flagged(p, want))
             bad += complain(msg, cap, "l2 partition: want %.0f +- 5%%, got kind %d %.0f (conf %.2f)\n",

@@ -12,7 +12,11 @@
  *    and sets exact, masks spanning the spec's rows (the truth checks).
  *  - "evict" in its name (a hashed partition over that span, LRU, FIFO or
  *    pseudo-LRU): ways and sets exact from an eviction set over the whole
- *    partition (l2_evict.c, MT_KIND_EVICT).
+ *    partition (l2_evict.c, MT_KIND_EVICT); where the partition's sets
+ *    are a power of two (a linear index: masks, the format's xor, modulo)
+ *    the masks too, over the whole partition (evict_masks.c; the truth
+ *    checks their row space), and the sets from their rank where the
+ *    driver's L2 is not a whole number of partitions (the "driver" specs).
  *  - "random" in its name: ways not a trusted value (a range or bound).
  *  - any other (the sim's xor fold over a partition larger than that
  *    span): a range or bound holding the truth, never a wrong value.
@@ -94,6 +98,13 @@ static void check_spec(const char *path, void *user)
         fail_msg("%s: %s %g ways x %s %g sets (conf %.2f), want %g x %g from an eviction set: "
                  "%s", path, mt_finding_kind_name(w->kind), w->value,
                  mt_finding_kind_name(n->kind), n->value, w->confidence, ways, sets, w->note);
+    double part_sets = part_bytes / l2s->line / l2s->ways;
+    uint64_t whole_sets = (uint64_t)part_sets;
+    bool linear = (double)whole_sets == part_sets && (whole_sets & (whole_sets - 1)) == 0;
+    const mt_finding *mk = F(t, "l2", "index_masks");
+    if (want_evict && linear && (mk->kind != MT_FIND_TEXT || mk->confidence < 0.5))
+        fail_msg("%s: %g sets (a power of two), but no l2.index_masks from the eviction set: %s",
+                 path, part_sets, mk->note);
     if (strstr(name, "random") && w->kind == MT_FIND_VALUE && w->confidence >= 0.5)
         fail_msg("%s: random replacement, but ways %g at conf %.2f: %s", path, w->value,
                  w->confidence, w->note);
@@ -113,7 +124,7 @@ static void test_specs(void **state)
     int n = for_each_spec("tests/specs-l2geom", check_spec, NULL);
     if (n < 0)
         fail_msg("cannot open tests/specs-l2geom");
-    assert_true(n >= 15);
+    assert_true(n >= 17);
 }
 
 /* Every preset under the contract; those whose partition is over the
@@ -187,6 +198,17 @@ static void test_truth_rejects(void **state)
     msg[0] = '\0';
     assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
     assert_non_null(strstr(msg, "l2 sets"));
+    n->value /= 2;
+    /* and masks over the whole partition: one row changed is another index */
+    mk = (mt_finding *)mt_topology_get(t, "l2", "index_masks");
+    assert_int_equal(mk->kind, MT_FIND_TEXT);
+    assert_non_null(strstr(mk->note, "line bits 0-"));
+    memcpy(saved, mk->text, sizeof saved);
+    snprintf(mk->text, sizeof mk->text, "0x%llx%s", strtoull(saved, NULL, 16) ^ 0x100000,
+             strchr(saved, ' ') ? strchr(saved, ' ') : "");
+    msg[0] = '\0';
+    assert_int_not_equal(mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "l2 index_masks"));
     mt_topology_free(t);
     mt_backend_destroy(be);
 }

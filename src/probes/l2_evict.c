@@ -4,7 +4,7 @@
  * 1. The timed target's hits and misses: a reference of tests whose pool
  *    is one line (nothing evicts a target from an empty set of W >= 2
  *    ways) gives the rate at which a hit reads as a miss (timer spikes),
- *    and from it the repeats each decision takes the majority of.
+ *    and from it the repeats that must all miss for a pool to evict.
  * 2. The pool: the partition's lines after the target (element 0), which
  *    under LRU, FIFO and pseudo-LRU evict it when they hold W lines of its
  *    set (an aligned block of the partition's lines holds W of every set
@@ -24,8 +24,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "confidence.h"
+#include "evict_masks.h"
 #include "evict_reduce.h"
 #include "geometry_hash.h"
 #include "l2_evict.h"
@@ -37,9 +39,9 @@
  * spends all of it in the simulator too, so it is kept no larger. */
 #define L2_EVICT_BUDGET_REPEATS 50000ull
 /* Most chance that one of the search's decisions goes the wrong way
- * because timer spikes made most of its repeats of a hit read as misses,
- * over L2_EVICT_EXPECTED_TESTS tests; a wrong decision fails the checks
- * and costs a second search, it never yields a wrong value. */
+ * because timer spikes made every one of its repeats of a hit read as a
+ * miss, over L2_EVICT_EXPECTED_TESTS tests; a wrong decision fails the
+ * checks and costs a second search, it never yields a wrong value. */
 #define L2_EVICT_PASS_ERROR 0.01
 /* Tests of a search for 16-32 ways (tools/l2evict_cost: 2358-7685). */
 #define L2_EVICT_EXPECTED_TESTS 8000.0
@@ -52,6 +54,35 @@
 /* The driver's L2 over the partition size must lie this close to a whole
  * number of partitions for the partition's lines to count as exact. */
 #define L2_EVICT_PARTITION_ROUNDING 0.1
+/* The determinism check: prefixes of 1/L2_EVICT_CURVE_PARTS, 2/..., of a
+ * pool that evicted in every repeat, MT_EVICT_MAX_REPEATS repeats each.
+ * Under LRU, FIFO and pseudo-LRU a pool holds W lines of the target's set
+ * or not, so each prefix evicts in every repeat or only where a hit reads
+ * as a miss; quarters show where the H100's eviction rises (docs/method.md:
+ * 16 of 16 for the whole pool, about 10 at 3/4, 3 at 1/2). */
+#define L2_EVICT_CURVE_PARTS 4u
+/* A prefix that kept the target in some repeats and missed in more than
+ * the hit reference's spike rate explains (one-sided binomial tail below
+ * this) shows an eviction that is not all or nothing: 0.001 over three
+ * prefixes keeps a false alarm on a deterministic cache below 0.3%. */
+#define L2_EVICT_STOCHASTIC_ALPHA 0.001
+/* Set-index masks over the whole partition: line bits up to this many
+ * bytes of the buffer (the simulator's global path limit, every line a
+ * probe reaches there; on a GPU the bits above the 2 MiB page are
+ * physical-page bits the buffer's line numbers do not set linearly, which
+ * the predictions catch). */
+#define L2_EVICT_MASK_SPAN_BYTES (4ull << 30)
+/* The masks are measured only where the partition's sets, estimated as
+ * its lines / W, lie at most this share below a power of two (or 3%
+ * above it): a linear index has 2^r sets, and the estimate errs low (the
+ * partition size is one SM's first eviction, which a hash brings early:
+ * 8% below 25 MiB on the H100).  Elsewhere no linear index fits, and the
+ * masks' tests (each about a partition's lines) would only fail their
+ * predictions (a random draw, 189914 sets of 4 x 64 B: 5 s of CPU). */
+#define L2_EVICT_MASK_SETS_SLACK 0.25
+/* Fixed seed of the masks' predictions: the same experiments every run
+ * (recordings replay them). */
+#define L2_EVICT_MASK_SEED 0x6c32657669637473ull
 /* Confidence of ways and sets from an eviction set that passed its checks
  * (an index or policy beyond LRU, FIFO and pseudo-LRU that passed them
  * anyway is not ruled out). */
@@ -64,12 +95,16 @@ typedef struct {
     uint32_t repeats;          /* per decision */
     uint32_t *list;            /* the experiment's list (1 + 2 x MT_EVICT_MAX_INTERVALS) */
     uint64_t spent;            /* repeats run */
+    uint32_t target;           /* the target's element (0 but in the masks' tests) */
     uint32_t stride;           /* bytes between elements: the line, or half of it */
+    double p;                  /* the rate at which a hit reads as a miss */
+    uint64_t decisions, splits; /* the reduction's tests; those whose repeats disagreed */
+    double ref_median[L2_EVICT_REF_EXPERIMENTS]; /* the reference targets' hit latencies */
 } evict_ctx;
 
 static mt_experiment make_test(const evict_ctx *x, const mt_line_list *l, uint32_t repeats)
 {
-    x->list[0] = 0;
+    x->list[0] = x->target;
     for (uint32_t i = 0; i < l->n; i++) {
         x->list[1 + 2 * i] = l->iv[i].first;
         x->list[2 + 2 * i] = l->iv[i].count;
@@ -88,7 +123,9 @@ static mt_miss_count misses_of(const evict_ctx *x, const mt_result *r)
     return m;
 }
 
-static mt_err run_one(evict_ctx *x, const mt_line_list *l, uint32_t repeats, mt_miss_count *m)
+/* One test; *median (when not NULL): the median of its timed loads. */
+static mt_err run_timed(evict_ctx *x, const mt_line_list *l, uint32_t repeats, mt_miss_count *m,
+                        double *median)
 {
     mt_experiment e = make_test(x, l, repeats);
     mt_result r;
@@ -97,32 +134,39 @@ static mt_err run_one(evict_ctx *x, const mt_line_list *l, uint32_t repeats, mt_
         return err;
     x->spent += repeats;
     *m = misses_of(x, &r);
+    if (median) {
+        size_t n = 0;
+        double *v = mt_fine_samples(x->c, &r, 0, &n);
+        *median = v && n ? mt_median(v, n) : NAN;
+        free(v);
+    }
     mt_results_free(&r, 1);
     return MT_OK;
 }
 
-/* The oracle of the reduction: the majority of x->repeats. */
-static mt_err majority_evicts(void *ctx, const mt_line_list *l, bool *evicts)
+static mt_err run_one(evict_ctx *x, const mt_line_list *l, uint32_t repeats, mt_miss_count *m)
+{
+    return run_timed(x, l, repeats, m, NULL);
+}
+
+/* The oracle of the reduction: the pool evicts when every one of
+ * x->repeats repeats misses.  A timer spike only turns a hit into a miss,
+ * so under LRU, FIFO and pseudo-LRU an evicting pool always passes and a
+ * keeping one passes only when every repeat spiked (p^k).  A pool whose
+ * repeats disagree beyond spikes (a split: the H100 alternates evict,
+ * keep, evict at the edge, docs/method.md) counts as keeping, and the
+ * split is counted as evidence. */
+static mt_err all_evict(void *ctx, const mt_line_list *l, bool *evicts)
 {
     evict_ctx *x = ctx;
     mt_miss_count m;
     mt_err err = run_one(x, l, x->repeats, &m);
-    *evicts = err == MT_OK && 2 * m.missed > m.timed;
+    *evicts = err == MT_OK && m.missed == m.timed;
+    if (err == MT_OK && m.missed && m.missed < m.timed &&
+        mt_binom_at_least(m.timed, m.missed, x->p) < L2_EVICT_STOCHASTIC_ALPHA)
+        x->splits++;
+    x->decisions += err == MT_OK;
     return err;
-}
-
-/* Chance that at least half (k odd: (k + 1) / 2) of k repeats of a hit
- * read as misses at a spike rate p. */
-static double majority_wrong(uint32_t k, double p)
-{
-    double sum = 0;
-    for (uint32_t j = (k + 1) / 2; j <= k; j++) {
-        double term = 1;
-        for (uint32_t i = 0; i < j; i++)
-            term *= (double)(k - i) / (double)(i + 1) * p;
-        sum += term * pow(1 - p, (double)(k - j));
-    }
-    return sum;
 }
 
 /* The spike rate of the timed hit (Laplace's rule over the reference). */
@@ -136,7 +180,7 @@ static mt_err spike_rate(evict_ctx *x, double *p, bool *hits_seen)
         uint64_t keep = x->offset;
         x->offset += (uint64_t)k * 2 * x->t->line;
         mt_miss_count m;
-        mt_err err = run_one(x, &l, MT_EVICT_MAX_REPEATS, &m);
+        mt_err err = run_timed(x, &l, MT_EVICT_MAX_REPEATS, &m, &x->ref_median[k]);
         x->offset = keep;
         if (err != MT_OK)
             return err;
@@ -188,7 +232,7 @@ static mt_err check_list(evict_ctx *x, const mt_line_list *l, mt_line_list *scra
  * (1 in the sets); (b) the element's second half, L / 2 further: with
  * lines of L the same line, so the list still evicts; with shorter lines
  * another one.  Confirmed when every (a) keeps the target and every (b)
- * evicts it (the majority of the search's repeats each). */
+ * evicts it (every one of the search's repeats each). */
 static mt_err confirm_line(evict_ctx *x, const mt_line_list *l, mt_line_list *s, bool *ok)
 {
     uint32_t w = (uint32_t)l->lines, *m = malloc((size_t)w * sizeof *m), at = 0;
@@ -218,7 +262,7 @@ static mt_err confirm_line(evict_ctx *x, const mt_line_list *l, mt_line_list *s,
                 s->iv[s->n++] = (mt_line_interval){j == i ? (uint32_t)swap
                                                           : m[j] * scale, 1};
             bool evicts = false;
-            err = majority_evicts(x, s, &evicts);
+            err = all_evict(x, s, &evicts);
             *ok = evicts == (half == 1);
         }
         x->stride = x->t->line;
@@ -262,19 +306,80 @@ static void set_open_note(mt_probe_ctx *c, const char *fmt_note)
     }
 }
 
-/* A power-of-two set count may have XOR masks, but they are not measured
- * here: every line bit up to the buffer's (about 28 on the H100) would be
- * tested against the eviction set with unions of up to half the partition,
- * thousands of tests of 1e4-1e5 lines each (docs/method.md). */
-static void note_masks_not_measured(mt_probe_ctx *c)
+/* The determinism check (L2_EVICT_CURVE_PARTS) on the pool of `lines`
+ * that evicted the target in every repeat: the prefixes' misses go to
+ * missed[0 .. PARTS - 1) (the whole pool's: all); *stochastic when a
+ * prefix kept the target in some repeats and missed in more than the
+ * spike rate explains. */
+static mt_err eviction_curve(evict_ctx *x, uint64_t lines, size_t *missed, bool *stochastic)
 {
-    mt_finding f = *mt_get(c, "l2", "index_masks");
-    if (f.kind != MT_FIND_NONE)
-        return;
-    mt_finding_append_note(&f, "not measured beyond the %u MiB the hash recovery tests: masks "
-                           "over the whole partition need thousands of tests of 1e4-1e5 lines "
-                           "each (docs/method.md)", (unsigned)(GEOMETRY_HASH_SPAN_BYTES >> 20));
-    mt_set(c, "l2", "index_masks", &f);
+    mt_line_interval one;
+    mt_line_list l = {.iv = &one, .n = 1, .cap = 1};
+    *stochastic = false;
+    for (uint32_t q = 1; q < L2_EVICT_CURVE_PARTS; q++) {
+        uint64_t n = lines * q / L2_EVICT_CURVE_PARTS;
+        one = (mt_line_interval){1, (uint32_t)n};
+        l.lines = n;
+        mt_miss_count m;
+        mt_err err = run_one(x, &l, MT_EVICT_MAX_REPEATS, &m);
+        if (err != MT_OK)
+            return err;
+        missed[q - 1] = m.missed;
+        if (m.missed < m.timed &&
+            mt_binom_at_least(m.timed, m.missed, x->p) < L2_EVICT_STOCHASTIC_ALPHA)
+            *stochastic = true;
+    }
+    return MT_OK;
+}
+
+/* "1/4, 1/2, 3/4, all of N lines evicted it in a, b, c, 16" */
+static int curve_text(char *buf, size_t cap, uint64_t lines, const size_t *missed)
+{
+    return snprintf(buf, cap, "1/4, 1/2, 3/4, all of %llu lines evicted it in %zu, %zu, %zu, %u "
+                    "of %u repeats", (unsigned long long)lines, missed[0], missed[1], missed[2],
+                    MT_EVICT_MAX_REPEATS, MT_EVICT_MAX_REPEATS);
+}
+
+/* The reference target whose hits took longest or shortest against the
+ * first one's (the other partition's latency class where there is one). */
+static uint32_t other_class_target(const evict_ctx *x)
+{
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < L2_EVICT_REF_EXPERIMENTS; k++)
+        if (fabs(x->ref_median[k] - x->ref_median[0]) > fabs(x->ref_median[best] - x->ref_median[0]))
+            best = k;
+    return best;
+}
+
+/* Eviction that is not all or nothing: the same check from a target of
+ * the other hit-latency class (partition), appended to why as evidence. */
+static mt_err other_target_curve(evict_ctx *x, uint64_t lines, char *why, size_t cap)
+{
+    uint32_t k = other_class_target(x);
+    if (!k)
+        return MT_OK;
+    uint64_t keep = x->offset;
+    x->offset += (uint64_t)k * 2 * x->t->line;
+    mt_line_interval one = {1, (uint32_t)lines};
+    mt_line_list l = {.iv = &one, .n = 1, .cap = 1, .lines = lines};
+    mt_miss_count all;
+    size_t missed[L2_EVICT_CURVE_PARTS - 1];
+    bool stochastic = false;
+    mt_err err = run_one(x, &l, MT_EVICT_MAX_REPEATS, &all);
+    if (err == MT_OK && all.missed == all.timed)
+        err = eviction_curve(x, lines, missed, &stochastic);
+    x->offset = keep;
+    if (err != MT_OK)
+        return err;
+    size_t at = strlen(why);
+    if (all.missed == all.timed)
+        snprintf(why + at, cap - at, "; a target hit in %.0f (not %.0f) cycles: %zu, %zu, "
+                 "%zu", x->ref_median[k], x->ref_median[0], missed[0], missed[1], missed[2]);
+    else
+        snprintf(why + at, cap - at, "; a target hit in %.0f (not %.0f) cycles: the pool "
+                 "evicted in %zu of %zu", x->ref_median[k], x->ref_median[0], all.missed,
+                 all.timed);
+    return MT_OK;
 }
 
 /* One search from the target at byte `offset`: the pool, the reduction,
@@ -310,11 +415,25 @@ static mt_err search_once(evict_ctx *x, uint64_t pool_lines, mt_line_list *l, mt
         *final = true;
         return MT_OK;
     }
+    /* Group testing needs a pool's eviction to be all or nothing. */
+    size_t missed[L2_EVICT_CURVE_PARTS - 1];
+    bool stochastic = false;
+    uint64_t pool = l->lines;
+    mt_err err = eviction_curve(x, pool, missed, &stochastic);
+    if (err != MT_OK)
+        return err;
+    if (stochastic) {
+        int at = snprintf(why, cap, "eviction not all or nothing (not LRU, FIFO, tree PLRU; "
+                          "hits read as misses at %.3f): ", x->p);
+        curve_text(why + at, cap - (size_t)at, pool, missed);
+        *final = true;
+        return other_target_curve(x, pool, why, cap);
+    }
     mt_progress(x->c, "L2 eviction set: reducing a pool of %llu lines, %u repeats a test",
                 (unsigned long long)l->lines, x->repeats);
     mt_evict_reduce_stats st = {0};
     uint64_t left = L2_EVICT_BUDGET_REPEATS > x->spent ? L2_EVICT_BUDGET_REPEATS - x->spent : 0;
-    mt_err err = mt_evict_reduce(l, s, left / x->repeats, majority_evicts, x, &st);
+    err = mt_evict_reduce(l, s, left / x->repeats, all_evict, x, &st);
     if (err != MT_OK)
         return err;
     if (st.budget_spent) {
@@ -329,6 +448,130 @@ static mt_err search_once(evict_ctx *x, uint64_t pool_lines, mt_line_list *l, mt
     if (ok)
         *found = (uint32_t)l->lines;
     return MT_OK;
+}
+
+/* The masks' oracle: a pool of lines of the block from line 0 of the
+ * buffer, and its target; decided as the reduction's tests are. */
+static mt_err masks_oracle(void *ctx, uint64_t target, const mt_line_list *pool, bool *evicts)
+{
+    evict_ctx *x = ctx;
+    x->target = (uint32_t)target;
+    mt_err err = all_evict(x, pool, evicts);
+    x->target = 0;
+    return err;
+}
+
+/* Line bits the masks are measured over: those of the buffer a probe
+ * reaches, up to L2_EVICT_MASK_SPAN_BYTES; *whole when that is all of it. */
+static uint32_t mask_bits(const mt_probe_ctx *c, uint32_t line, bool *whole)
+{
+    uint64_t limit = c->dev.path_limit_bytes[MT_PATH_GLOBAL_CG];
+    uint64_t span = limit && limit < L2_EVICT_MASK_SPAN_BYTES ? limit : L2_EVICT_MASK_SPAN_BYTES;
+    uint32_t bits = 0;
+    while (bits < MT_EVICT_MASKS_MAX_BITS && ((uint64_t)line << (bits + 1)) <= span)
+        bits++;
+    *whole = limit && limit <= L2_EVICT_MASK_SPAN_BYTES;
+    return bits;
+}
+
+/* The set-index masks from the eviction set l (elements after the
+ * target at x->offset), over the whole partition (evict_masks.h). */
+static mt_err measure_masks(evict_ctx *x, const mt_line_list *l, uint32_t bits,
+                            mt_evict_masks *m)
+{
+    uint64_t first = x->offset / x->t->line, w = l->lines, at = 0;
+    uint64_t *e = malloc((size_t)w * sizeof *e);
+    if (!e)
+        return mt_fail(x->c->ei, MT_ERR_NOMEM, "out of memory for an eviction set");
+    for (uint32_t i = 0; i < l->n; i++)
+        for (uint32_t k = 0; k < l->iv[i].count; k++)
+            e[at++] = first + l->iv[i].first + k;
+    uint64_t keep_offset = x->offset, keep_elements = x->elements;
+    x->offset = 0;
+    x->elements = 1ull << bits;
+    uint64_t left = L2_EVICT_BUDGET_REPEATS > x->spent ? L2_EVICT_BUDGET_REPEATS - x->spent : 0;
+    mt_err err = MT_OK;
+    if (e[w - 1] >> bits || first >> bits) {
+        memset(m, 0, sizeof *m);
+        snprintf(m->why, sizeof m->why, "the eviction set lies beyond line bit %u", bits);
+    } else if (left / x->repeats == 0) {
+        memset(m, 0, sizeof *m);
+        snprintf(m->why, sizeof m->why, "the budget of %llu test repeats was spent",
+                 L2_EVICT_BUDGET_REPEATS);
+    } else {
+        err = mt_evict_masks_measure(first, e, (uint32_t)w, bits, left / x->repeats,
+                                     GEOMETRY_HASH_VERIFY_LISTS, L2_EVICT_MASK_SEED,
+                                     masks_oracle, x, m);
+        if (err == MT_ERR_NOMEM) /* the backend's errors come with their message */
+            err = mt_fail(x->c->ei, MT_ERR_NOMEM, "out of memory for the set-index masks");
+    }
+    x->offset = keep_offset;
+    x->elements = keep_elements;
+    free(e);
+    return err;
+}
+
+/* Findings of verified masks: l2.index_masks, l2.index (unless a trusted
+ * "modulo" stands), and l2.sets = 2^rank where the partition's lines are
+ * not known exactly, or where they disagree and the masks cover every
+ * line a probe reaches (a direct measurement against an inference from
+ * the driver's size); masks over fewer bits that disagree are dropped
+ * (returns false). */
+static bool masks_findings(mt_probe_ctx *c, const evict_ctx *x, const mt_evict_masks *m,
+                           uint32_t ways, bool whole, uint64_t exact_sets, mt_finding *fs)
+{
+    uint64_t sets = 1ull << m->rank;
+    bool disagree = exact_sets && exact_sets != sets;
+    if (disagree && !whole) {
+        mt_finding f = *mt_get(c, "l2", "index_masks");
+        mt_finding_append_note(&f, "not measured: masks of %u bits (%llu sets) from the eviction "
+                               "set contradict the partition's %llu sets", m->rank,
+                               (unsigned long long)sets, (unsigned long long)exact_sets);
+        mt_set(c, "l2", "index_masks", &f);
+        return false;
+    }
+    const char *how = "eviction set and coset tests over the partition";
+    mt_hash_result h = {.rank = m->rank};
+    memcpy(h.masks, m->masks, m->rank * sizeof *m->masks);
+    mt_finding fm = mt_find_value(0, "", MT_SRC_MEASURED, how, L2_EVICT_CONF,
+                                  "set bit k = parity(line AND mask k), line = address / %u B; "
+                                  "line bits 0-%u tested (higher: not tested); reduced row "
+                                  "echelon form; %llu tests, %u predictions held", x->t->line,
+                                  m->bits - 1, (unsigned long long)m->tests, m->predictions);
+    fm.kind = MT_FIND_TEXT;
+    char text[sizeof fm.text + 64];
+    mt_hash_masks_text(&h, text, sizeof text);
+    if (strlen(text) >= sizeof fm.text) {
+        fm.kind = MT_FIND_NONE;
+        mt_finding_append_note(&fm, "%u masks do not fit the report's text", m->rank);
+    } else {
+        snprintf(fm.text, sizeof fm.text, "%s", text);
+    }
+    mt_set(c, "l2", "index_masks", &fm);
+    const mt_finding *ix = mt_get(c, "l2", "index");
+    if (!(ix->kind == MT_FIND_TEXT && strncmp(ix->text, "modulo", 6) == 0 &&
+          ix->confidence >= MT_CONF_TRUSTED)) {
+        mt_finding fi = mt_find_value(0, "", MT_SRC_MEASURED, how, L2_EVICT_CONF,
+                                      "XOR of line-address bits (l2.index_masks); %u random "
+                                      "predictions held", m->predictions);
+        fi.kind = MT_FIND_TEXT;
+        snprintf(fi.text, sizeof fi.text, "xor");
+        mt_set(c, "l2", "index", &fi);
+    }
+    if (!exact_sets || disagree) {
+        if (whole)
+            *fs = mt_find_value((double)sets, "", MT_SRC_MEASURED, how, L2_EVICT_CONF,
+                                "2^%u: the masks' rank over every line bit a probe reaches "
+                                "(%s); ways %u", m->rank,
+                                disagree ? "not the driver's L2 over the partitions"
+                                         : "the partition's lines are not known exactly",
+                                ways);
+        else
+            *fs = mt_find_bound((double)sets, "", how, L2_EVICT_CONF, "2^%u: the masks' rank "
+                                "over line bits 0-%u (higher bits may add sets)", m->rank,
+                                m->bits - 1);
+    }
+    return true;
 }
 
 mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
@@ -348,6 +591,18 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
                       "over a search (sets the repeats per test)");
     mt_note_threshold(c, "L2_EVICT_POOL_MAX_PARTITIONS", L2_EVICT_POOL_MAX_PARTITIONS,
                       "L2 eviction set: largest pool tried, in partitions' lines");
+    mt_note_threshold(c, "L2_EVICT_CURVE_PARTS", L2_EVICT_CURVE_PARTS,
+                      "L2 eviction set: the determinism check tests prefixes of 1/N, 2/N, ... "
+                      "of an evicting pool");
+    mt_note_threshold(c, "L2_EVICT_STOCHASTIC_ALPHA", L2_EVICT_STOCHASTIC_ALPHA,
+                      "L2 eviction set: binomial alpha of a prefix's misses beyond the spike "
+                      "rate (eviction not all or nothing)");
+    mt_note_threshold(c, "L2_EVICT_MASK_SPAN_BYTES", (double)L2_EVICT_MASK_SPAN_BYTES,
+                      "L2 set-index masks: line bits tested lie below this many bytes of the "
+                      "buffer");
+    mt_note_threshold(c, "L2_EVICT_MASK_SETS_SLACK", L2_EVICT_MASK_SETS_SLACK,
+                      "L2 set-index masks: measured only where lines / ways lie at most this "
+                      "share below a power of two");
     mt_note_threshold(c, "L2_EVICT_PARTITION_ROUNDING", L2_EVICT_PARTITION_ROUNDING,
                       "L2 eviction set: how close L2 / partition size must be to a whole "
                       "number for the sets to be exact");
@@ -371,14 +626,15 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     mt_progress(c, "L2 eviction set: hit reference (%u tests)", L2_EVICT_REF_EXPERIMENTS);
     if ((err = spike_rate(&x, &p, &hits_seen)) != MT_OK)
         goto out;
-    char why[160] = "", note[240];
+    x.p = p;
+    char why[256] = "", note[256];
     if (!hits_seen) {
         snprintf(why, sizeof why, "a target with nothing to evict it read as a miss in most "
                  "repeats");
     } else {
         x.repeats = 3;
         while (x.repeats + 2 <= MT_EVICT_MAX_REPEATS &&
-               majority_wrong(x.repeats, p) * L2_EVICT_EXPECTED_TESTS > L2_EVICT_PASS_ERROR)
+               pow(p, x.repeats) * L2_EVICT_EXPECTED_TESTS > L2_EVICT_PASS_ERROR)
             x.repeats += 2;
     }
     uint32_t ways = 0;
@@ -394,40 +650,82 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     if (ways && !inside)
         snprintf(why, sizeof why, "its %u lines contradict the stride search", ways);
     if (!ways || !inside) {
+        if (x.splits) {
+            size_t at = strlen(why);
+            snprintf(why + at, sizeof why - at, "; %llu of %llu tests split (some repeats "
+                     "evicted, some not)", (unsigned long long)x.splits,
+                     (unsigned long long)x.decisions);
+        }
         snprintf(note, sizeof note, "no eviction set (docs/method.md): %s", why);
         set_open_note(c, note);
         goto out;
     }
     mt_finding fw = mt_find_value(ways, "", MT_SRC_MEASURED, "eviction set over the partition",
                                   L2_EVICT_CONF, "%u lines of one set evict the target, %u never "
-                                  "(%u repeats each); %llu test repeats, %u a decision", ways,
-                                  ways - 1, MT_EVICT_MAX_REPEATS, (unsigned long long)x.spent,
-                                  x.repeats);
+                                  "(%u repeats each); %llu test repeats, all %u of a test miss "
+                                  "to evict; %llu of %llu tests split", ways, ways - 1,
+                                  MT_EVICT_MAX_REPEATS, (unsigned long long)x.spent, x.repeats,
+                                  (unsigned long long)x.splits,
+                                  (unsigned long long)x.decisions);
     mt_set(c, "l2", "ways", &fw);
     mt_finding fs = *mt_get(c, "l2", "sets");
-    if (exact_lines && exact_lines % ways == 0) {
-        fs = mt_find_value((double)(exact_lines / ways), "", MT_SRC_MEASURED,
+    uint64_t exact_sets = exact_lines && exact_lines % ways == 0 ? exact_lines / ways : 0;
+    if (exact_sets)
+        fs = mt_find_value((double)exact_sets, "", MT_SRC_MEASURED,
                            "partition lines / eviction-set ways", L2_EVICT_CONF,
                            "the partition's %llu lines (the driver's L2%s) / %u ways",
                            (unsigned long long)exact_lines,
                            parts > 1 ? " over equal partitions" : ", one partition", ways);
-        /* The lines are counted in the measured line: the sets are no
+    /* The masks (and, where the partition's lines are not known, the
+     * sets) over the whole partition, from the same eviction set. */
+    bool whole = false;
+    uint32_t bits = mask_bits(c, t->line, &whole);
+    mt_evict_masks m;
+    double est = (double)(exact_lines ? exact_lines : pool_lines) / ways, pow2 = 1;
+    while (pow2 < est * 0.97)
+        pow2 *= 2;
+    if (pow2 > est / (1 - L2_EVICT_MASK_SETS_SLACK)) {
+        memset(&m, 0, sizeof m);
+        snprintf(m.why, sizeof m.why, "about %.0f sets (%llu lines / %u ways), no power of two: "
+                 "no linear index", est, (unsigned long long)(exact_lines ? exact_lines
+                                                                          : pool_lines), ways);
+    } else {
+        mt_progress(c, "L2 set-index masks: line bits 0-%u", bits ? bits - 1 : 0);
+        if ((err = measure_masks(&x, &l, bits, &m)) != MT_OK)
+            goto out;
+    }
+    bool masked = m.verified && masks_findings(c, &x, &m, ways, whole, exact_sets, &fs);
+    if (!m.verified) {
+        mt_finding f = *mt_get(c, "l2", "index_masks");
+        mt_finding_append_note(&f, "not measured over the partition: %s", m.why);
+        mt_set(c, "l2", "index_masks", &f);
+    }
+    if (!exact_sets && !masked && fs.kind != MT_FIND_NONE)
+        mt_finding_note_first(&fs, "ways %u, but the partition's lines are not known exactly",
+                              ways);
+    if (exact_sets || masked) {
+        /* Sets and masks count lines of the measured line: they are no
          * surer than it (the ways are not: a list of elements a multiple
          * of the true line apart still needs W lines of the set). */
         bool line_ok = false;
         if ((err = confirm_line(&x, &l, &s, &line_ok)) != MT_OK)
             goto out;
-        if (line_ok)
-            mt_finding_append_note(&fs, "the %u B line confirmed by the eviction set", t->line);
-        else if (t->confidence < L2_EVICT_CONF)
-            mt_finding_doubt(&fs, t->confidence, "the lines are counted in the measured line "
-                             "(%u B, confidence %.2f)", t->line, t->confidence);
-        uint64_t sets = exact_lines / ways;
-        if ((sets & (sets - 1)) == 0)
-            note_masks_not_measured(c);
-    } else if (fs.kind != MT_FIND_NONE) {
-        mt_finding_note_first(&fs, "ways %u, but the partition's lines are not known exactly",
-                              ways);
+        static const char *const counted[] = {"sets", "index_masks", "index"};
+        for (size_t i = 0; i < sizeof counted / sizeof *counted; i++) {
+            mt_finding f = i == 0 ? fs : *mt_get(c, "l2", counted[i]);
+            if (f.kind == MT_FIND_NONE || (i > 0 && !masked))
+                continue;
+            if (line_ok && i == 0)
+                mt_finding_append_note(&f, "the %u B line confirmed by the eviction set",
+                                       t->line);
+            else if (!line_ok && t->confidence < L2_EVICT_CONF)
+                mt_finding_doubt(&f, t->confidence, "the lines are counted in the measured "
+                                 "line (%u B, confidence %.2f)", t->line, t->confidence);
+            if (i == 0)
+                fs = f;
+            else
+                mt_set(c, "l2", counted[i], &f);
+        }
     }
     mt_set(c, "l2", "sets", &fs);
 out:

@@ -591,8 +591,8 @@ static mt_err run_evict(mt_sim_engine *eng, const mt_experiment *e, mt_result *o
                        "%llu", (unsigned long long)(pool * e->loads),
                        (unsigned long long)MT_SIM_MAX_WORK);
     if (!every_line &&
-        (err = mt_sim_evict_members_of(&eng->evict, cc.lv[0], &e->chain[0], cc.space,
-                                       q->index[0], ei)))
+        (err = mt_sim_evict_members_of(&eng->evict, cc.lv[0], &e->chain[0], cc.space, q,
+                                       ei)))
         return err;
     out->cycles[0] = malloc((size_t)e->loads * sizeof *out->cycles[0]);
     if (!out->cycles[0])
