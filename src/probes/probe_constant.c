@@ -239,8 +239,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     bool escalated = false;
     if (n15 < MT_MISS_MIN_COUNT) {
         uint64_t held = held_bytes(thrash, l1_unit, L15_REFERENCE_LOADS, n15 + spilled);
-        uint64_t top = mt_round_down(limit, l1_unit);
-        if (held > s1->size && thrash < top) {
+        if (held > s1->size && thrash < bank) {
             /* A size range up to `held` or beyond is not contradicted. */
             const mt_finding *sz = mt_get(c, "const_l1", "size");
             if (!(sz && sz->kind == MT_FIND_RANGE && sz->hi >= (double)held)) {
@@ -249,8 +248,8 @@ static mt_err probe_constant(mt_probe_ctx *c)
             }
             escalated = true;
         }
-        while (escalated && n15 < MT_MISS_MIN_COUNT && thrash < top) {
-            thrash = 2 * thrash < top ? 2 * thrash : top;
+        while (escalated && n15 < MT_MISS_MIN_COUNT && thrash < bank) {
+            thrash = 2 * thrash < bank ? 2 * thrash : bank;
             mt_progress(c, "constant L1.5 hit reference: %llu B", (unsigned long long)thrash);
             if ((err = l15_reference(c, thrash, l1_unit, s1->hit_threshold, &s15->hit_threshold,
                                      &med15, &n15, &spilled, &plain15)) != MT_OK)
