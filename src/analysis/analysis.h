@@ -160,6 +160,22 @@ mt_err mt_compare_to_reference(const double *ref, size_t nref, const double *tes
                                size_t ntest, double hit_threshold, double alpha,
                                mt_comparison *out);
 
+/* ---------- misses a hit threshold cannot see (compare_beyond.c) ----------
+ * The loads of ref and test above `floor` (the hit threshold of a cache in
+ * front, whose misses these are) compared as mt_compare_to_reference does,
+ * with the line one MT_MIN_CLASS_GAP_CYCLES above the reference's median as
+ * the threshold: slower when KS rejects at alpha and the share above that
+ * line rose by MT_MIN_MISS_FRACTION_INCREASE.  Tested only when both have
+ * at least MT_MISS_MIN_COUNT such loads. */
+typedef struct {
+    bool tested, slower;
+    size_t n_ref, n_test;          /* loads above floor */
+    double median_ref, median_test;
+    mt_comparison cmp;
+} mt_beyond_comparison;
+mt_err mt_compare_beyond(const double *ref, size_t nref, const double *test, size_t ntest,
+                         double floor, double alpha, mt_beyond_comparison *out);
+
 /* ---------- are there significantly more misses than in the reference? ----------
  * Counts loads above hit_threshold in both samples and asks whether the
  * test's count is improbably high if misses occurred at the reference rate:

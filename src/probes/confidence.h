@@ -45,9 +45,6 @@
 /* A range whose ends are the measured fill unit and the path's limit: it
  * holds the truth as surely as the fill unit is right. */
 #define MT_CONF_RANGE_TO_LIMIT 0.9
-/* A bound from a cache that fills the whole path (nothing left to probe
- * the next level with). */
-#define MT_CONF_BOUND_NO_ROOM 0.5
 /* Derived findings scale the confidence of what they derive from by this:
  * the derivation adds an assumption (e.g. logical caches sharing a physical
  * cache share its line). */

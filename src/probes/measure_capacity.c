@@ -101,7 +101,7 @@ static mt_err measure(mt_probe_ctx *c, const mt_cap_request *q, const uint64_t *
     for (size_t i = 0; i < n; i++)
         if (r[i].n[0] < cols)
             cols = r[i].n[0];
-    if (keep && n >= 4 && cols >= 16) {
+    if (keep && cols >= 16) { /* the confirmation's Opt+KS needs 4 rows: it checks */
         keep->rows = n;
         keep->cols = cols;
         keep->fp = malloc(n * sizeof *keep->fp);
@@ -546,13 +546,48 @@ out:
     return err;
 }
 
+/* A lower bound behind a cache in front (q->front_threshold): the loads
+ * past that cache of each doubling footprint, in order, against the
+ * reference's (mt_compare_beyond).  The first footprint whose loads are
+ * slower holds misses the hit threshold passed as hits (a next level
+ * inside this cache's hit spread): no bound, but a range up to it, from
+ * the footprint before it, with the confidence of an unconfirmed size
+ * (the range's low end rests on the same blind threshold). */
+static mt_err hidden_misses(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
+                            size_t nref, const sweep_matrix *rows, mt_cap_result *out)
+{
+    mt_note_threshold(c, "MT_MIN_MISS_FRACTION_INCREASE", MT_MIN_MISS_FRACTION_INCREASE,
+                      "capacity behind a cache in front: a rise of this share above the "
+                      "reference's median plus MT_MIN_CLASS_GAP_CYCLES (with KS) is a hidden miss");
+    for (size_t i = 0; rows->m && i < rows->rows; i++) {
+        mt_beyond_comparison b;
+        mt_err err = mt_compare_beyond(ref, nref, rows->m + i * rows->cols, rows->cols,
+                                       q->front_threshold, MT_KS_ALPHA, &b);
+        if (err != MT_OK)
+            return mt_fail(c->ei, err, "capacity: comparing the loads past the cache in front");
+        if (!b.slower)
+            continue;
+        out->kind = MT_FIND_RANGE;
+        out->hidden_lo = i ? rows->fp[i - 1] : q->ref_footprint;
+        out->hidden_hi = rows->fp[i];
+        out->hidden_median_ref = b.median_ref;
+        out->hidden_median = b.median_test;
+        out->hidden_ks_p = b.cmp.ks.p_value;
+        out->lo = out->hidden_lo;
+        out->hi = out->hidden_hi;
+        out->confidence = MT_CONF_CAPACITY_UNCONFIRMED;
+        break;
+    }
+    return MT_OK;
+}
+
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out)
 {
     memset(out, 0, sizeof *out);
     out->share_beyond = NAN;
     double *ref = NULL;
     size_t nref = 0;
-    sweep_matrix widest = {0};
+    sweep_matrix widest = {0}, doubling = {0};
     mt_miss_excess miss[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
     memset(miss, 0, sizeof miss);
     uint64_t pts[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
@@ -604,7 +639,8 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         goto done;
     }
     mt_progress(c, "%s capacity: doubling %zu footprints", mt_path_name(q->path), np);
-    if ((err = measure(c, q, pts, np, ref, nref, thr, miss, NULL)) != MT_OK)
+    if ((err = measure(c, q, pts, np, ref, nref, thr, miss,
+                       q->front_threshold > 0 ? &doubling : NULL)) != MT_OK)
         goto done;
     note_resident(out, q, pts, miss, np);
     size_t first = np;
@@ -627,6 +663,8 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         out->kind = MT_FIND_LOWER_BOUND;
         out->lo = pts[np - 1];
         out->confidence = 1.0 - MT_KS_ALPHA;
+        if (q->front_threshold > 0)
+            err = hidden_misses(c, q, ref, nref, &doubling, out);
         goto done;
     }
     uint64_t lo = first ? pts[first - 1] : q->ref_footprint, hi = pts[first];
@@ -775,6 +813,7 @@ done:
         out->confidence = MT_CONF_INCONSISTENT;
     free(ref);
     sweep_free(&widest);
+    sweep_free(&doubling);
     return err;
 }
 
@@ -804,6 +843,15 @@ static mt_finding capacity_finding(const mt_cap_result *r, const char *what)
                              "%s: no misses up to the %llu B limit of this path", what,
                              (unsigned long long)r->lo);
     case MT_FIND_RANGE:
+        if (r->hidden_hi)
+            return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
+                                 "%s: no footprint has extra loads above the hit threshold, "
+                                 "but the loads past the cache in front are slower at %llu B "
+                                 "than in the reference (median %.1f vs %.1f cycles, KS "
+                                 "p=%.2g): misses to a next level inside the hit threshold; "
+                                 "the size is not established", what,
+                                 (unsigned long long)r->hidden_hi, r->hidden_median,
+                                 r->hidden_median_ref, r->hidden_ks_p);
         if (r->placement)
             return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                                  "%s: first extra misses at %llu B, but a chain of that size "

@@ -20,6 +20,11 @@
  * and a flat one leaves it within a few cycles only: likely, not
  * established. */
 #define MT_CONF_L15_CUT 0.4
+/* Shortest chain, in constant L1 sizes, that thrashes the constant L1: an
+ * LRU L1 loses every element of any chain longer than itself, and 1.5x
+ * leaves room for a size measured a third low (the short chain below uses
+ * the same factor). */
+#define L15_THRASH_MIN_FACTOR 1.5
 
 /* Fine samples of one warm chain: the reference that defines a hit. */
 static mt_err warm_reference(mt_probe_ctx *c, uint64_t fp, uint32_t stride, double *thr,
@@ -198,8 +203,25 @@ static mt_err probe_constant(mt_probe_ctx *c)
      * back, while the chain still fits an L1.5 of 4x the L1 or more (the
      * thesis' GPUs: 16x). */
     uint64_t thrash = mt_round_down(3 * s1->size, l1_unit);
-    if (thrash + l1_unit > limit) {
-        f = mt_find_bound(0, "B", "pchase", MT_CONF_BOUND_NO_ROOM, "constant L1 fills the bank");
+    /* An L1 over a third of the bank: the longest chain the bank holds,
+     * while it is L15_THRASH_MIN_FACTOR times the L1 or more (still every
+     * element evicted from an LRU L1; the chain of 1.5x below relies on the
+     * same).  Shorter than 3x, a chain the L1 keeps proves nothing: an
+     * absent L1.5 is then doubted.  Below that factor nothing beyond the L1
+     * can be seen, not even whether an L1.5 exists: a bound of 0 B at 0.5
+     * claimed one the spec did not have (unseen seed 1129). */
+    uint64_t bank = mt_round_down(limit, l1_unit);
+    bool short_thrash = thrash > bank;
+    if (short_thrash)
+        thrash = bank;
+    if ((double)thrash < L15_THRASH_MIN_FACTOR * (double)s1->size) {
+        mt_note_threshold(c, "L15_THRASH_MIN_FACTOR", L15_THRASH_MIN_FACTOR,
+                          "constant L1.5: the shortest chain, in constant L1 sizes, that "
+                          "thrashes the L1");
+        f = mt_find_bound(0, "B", "pchase", MT_CONF_INCONSISTENT,
+                          "the constant L1 fills the bank: no chain of %.1fx its size fits, so "
+                          "whether an L1.5 lies beyond it is unknown",
+                          L15_THRASH_MIN_FACTOR);
         mt_set(c, "const_l15", "size", &f);
         return MT_OK;
     }
@@ -218,8 +240,7 @@ static mt_err probe_constant(mt_probe_ctx *c)
     bool escalated = false;
     if (n15 < MT_MISS_MIN_COUNT) {
         uint64_t held = held_bytes(thrash, l1_unit, L15_REFERENCE_LOADS, n15 + spilled);
-        uint64_t top = mt_round_down(limit, l1_unit);
-        if (held > s1->size && thrash < top) {
+        if (held > s1->size && thrash < bank) {
             /* A size range up to `held` or beyond is not contradicted. */
             const mt_finding *sz = mt_get(c, "const_l1", "size");
             if (!(sz && sz->kind == MT_FIND_RANGE && sz->hi >= (double)held)) {
@@ -228,8 +249,8 @@ static mt_err probe_constant(mt_probe_ctx *c)
             }
             escalated = true;
         }
-        while (escalated && n15 < MT_MISS_MIN_COUNT && thrash < top) {
-            thrash = 2 * thrash < top ? 2 * thrash : top;
+        while (escalated && n15 < MT_MISS_MIN_COUNT && thrash < bank) {
+            thrash = 2 * thrash < bank ? 2 * thrash : bank;
             mt_progress(c, "constant L1.5 hit reference: %llu B", (unsigned long long)thrash);
             if ((err = l15_reference(c, thrash, l1_unit, s1->hit_threshold, &s15->hit_threshold,
                                      &med15, &n15, &spilled, &plain15)) != MT_OK)
@@ -241,15 +262,17 @@ static mt_err probe_constant(mt_probe_ctx *c)
          * may be far below the truth, and 3x it may still fit the L1). */
         double conf = cap.confidence < MT_CONF_ABSENT_BY_LATENCY ? cap.confidence
                                                                  : MT_CONF_ABSENT_BY_LATENCY;
-        if (escalated && conf > MT_CONF_INCONSISTENT)
+        if ((escalated || short_thrash) && conf > MT_CONF_INCONSISTENT)
             conf = MT_CONF_INCONSISTENT;
         f = mt_find_absent("pchase-fine", conf,
                            "a %llu B chain (%s) is not slower than L1 hits (%zu of "
                            "1024 loads above the L1's hit threshold)%s",
                            (unsigned long long)thrash,
-                           escalated ? "the longest tried" : "3x the constant L1", n15,
-                           escalated ? "; the constant L1 may hold the whole bank, hiding what "
-                                       "lies beyond it"
+                           escalated ? "the longest tried"
+                           : short_thrash ? "the bank, under 3x the constant L1"
+                                          : "3x the constant L1", n15,
+                           escalated || short_thrash ? "; the constant L1 may hold the whole "
+                                                       "bank, hiding what lies beyond it"
                            : conf < MT_CONF_ABSENT_BY_LATENCY ? "; the L1 size it rests on is "
                                                                 "uncertain" : "");
         mt_set(c, "const_l15", "size", &f);
@@ -348,6 +371,10 @@ static mt_err probe_constant(mt_probe_ctx *c)
          * keeps some), so a threshold above them counts every L1.5 hit as a
          * miss, and L1.5 misses drown among them. */
         .hit_threshold = s15->hit_threshold,
+        /* Only loads past the L1 reach the L1.5: a next level inside the
+         * L1.5's hit spread shows as those loads slowing down, not as
+         * loads above its threshold (unseen seeds 1143 and 1167). */
+        .front_threshold = s1->hit_threshold,
     };
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;

@@ -201,6 +201,12 @@ typedef struct {
      * the oldest lines sees only the sets a hash maps them to (a hashed L2
      * overflowing 6% past its partition looked like a fit). */
     int window_at_growth;
+    /* > 0: hit threshold of a cache in front of this one (the constant
+     * L1's); only loads above it reach this cache.  A lower bound then also
+     * needs those loads of every doubling footprint to be no slower than
+     * the reference's (mt_compare_beyond): a next level whose latency lies
+     * inside this cache's hit threshold passes for hits.  0: no such test. */
+    double front_threshold;
 } mt_cap_request;
 
 typedef struct {
@@ -239,6 +245,11 @@ typedef struct {
     size_t edge_scanned;
     uint64_t edge_moved;
     bool edge_below;
+    /* front_threshold: the first doubling footprint whose loads past the
+     * cache in front were slower than the reference's (hidden_hi, 0: none),
+     * the one before it (or the reference: hidden_lo), and their medians. */
+    uint64_t hidden_lo, hidden_hi;
+    double hidden_median_ref, hidden_median, hidden_ks_p;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);
