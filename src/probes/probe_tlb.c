@@ -566,8 +566,12 @@ static mt_err tlb(mt_probe_ctx *c)
         if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED &&
             (err = check_page(&r, &lv[0], page)) != MT_OK)
             return err;
-        /* The page rests on the first level's edge: no surer than it. */
-        set_page(c, pk, page, level_conf(&lv[0]));
+        /* The page rests on the first level's edge: no surer than it.  A
+         * page above the level's stride is no surer than the level's other
+         * findings then are (set_level: MT_CONF_INCONSISTENT): the scan
+         * fitting at once may as well be a set-associative level's
+         * elements spreading over more sets at the smaller stride. */
+        set_page(c, pk, page, pk == PAGE_ABOVE ? MT_CONF_INCONSISTENT : level_conf(&lv[0]));
         /* The ways need the entries and the page, and trusted ones. */
         if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
             mt_progress(c, "TLB: ways");
