@@ -5,10 +5,20 @@
  * entries and the first level's page exact, the reach (entries x page)
  * within one page, the miss penalty as every miss penalty (max(4 cycles,
  * 5%)).  A level the spec does not have has no entries at all: only a
- * lower bound (any) is true of it.  The simulator's levels are fully
- * associative (docs/spec-format.md), so the first level's ways are its
- * entries: a value exactly, or a range or bound holding them (the probe
- * stops at the memory, the page or the stride's bits). */
+ * lower bound (any) is true of it.  The first level's ways are the spec's
+ * `ways` (its entries when fully associative, the default): a value
+ * exactly, or a range or bound holding them (the probe stops at the
+ * memory, the page or the stride's bits).  A level's sms_per_group is the
+ * size of SM 0's group: the spec's sms_per_group, or every SM for `all`
+ * (or a group of more than the GPU's SMs), exactly; not measured is no
+ * claim (the test needs two chains within the limits). */
+
+/* The SMs of SM 0's group of level tr on a GPU of sm_count SMs. */
+static double tlb_group_truth(const mt_sim_tlb_spec *tr, int sm_count)
+{
+    return tr->sms_per_group && tr->sms_per_group < (uint32_t)sm_count ? (double)tr->sms_per_group
+                                                                       : (double)sm_count;
+}
 
 static int tlb_ways_ok(const mt_finding *f, double want, char *msg, size_t cap)
 {
@@ -16,7 +26,7 @@ static int tlb_ways_ok(const mt_finding *f, double want, char *msg, size_t cap)
         (f->kind == MT_FIND_RANGE && f->lo <= want && want <= f->hi) ||
         (f->kind == MT_FIND_LOWER_BOUND && f->lo < want) || flagged(f, want))
         return 0;
-    return complain(msg, cap, "tlb1 ways: want %.0f (fully associative), got kind %d %.0f "
+    return complain(msg, cap, "tlb1 ways: want %.0f, got kind %d %.0f "
                     "[%.0f, %.0f] (conf %.2f)\n", want, f->kind, f->value, f->lo, f->hi,
                     f->confidence);
 }
@@ -36,10 +46,11 @@ static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size
         const mt_finding *pen = F(t, k, "miss_penalty");
         const mt_finding *page = d == 0 ? F(t, k, "page") : NULL;
         const mt_finding *ways = d == 0 ? F(t, k, "ways") : NULL;
+        const mt_finding *group = F(t, k, "sms_per_group");
         char what[64];
         if (d >= s->n_tlbs) {
             /* No such level: a value or a range of anything is a false claim. */
-            const mt_finding *claims[] = {en, reach, pen, page, ways};
+            const mt_finding *claims[] = {en, reach, pen, page, ways, group};
             for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) {
                 const mt_finding *f = claims[i];
                 if (!f || f->kind == MT_FIND_NONE || f->kind == MT_FIND_LOWER_BOUND)
@@ -67,7 +78,10 @@ static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size
         if (pen->kind != MT_FIND_NONE)
             bad += penalty_ok(pen, tr->miss_penalty, k, msg, cap);
         if (ways)
-            bad += tlb_ways_ok(ways, (double)tr->entries, msg, cap);
+            bad += tlb_ways_ok(ways, (double)(tr->ways ? tr->ways : tr->entries), msg, cap);
+        snprintf(what, sizeof what, "%s sms_per_group", k);
+        if (group->kind != MT_FIND_NONE)
+            bad += exact(group, tlb_group_truth(tr, s->sm_count), what, msg, cap);
     }
     return bad;
 }

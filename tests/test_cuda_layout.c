@@ -890,6 +890,50 @@ static void test_schedule_requeue_and_give_up(void **state)
     mtc_const_image_free(&f.ci);
 }
 
+/* A together group (backend 2.11) is one launch of its members, each on
+ * its planned SM, their buffers one after another, nothing else beside
+ * them; a member whose SM no block reached sends the whole group back. */
+static void test_schedule_together(void **state)
+{
+    (void)state;
+    static sched_fixture f;
+    sched_init(&f);
+    const mtc_sched_limits lim = {8, 1 * GIB};
+    mt_errinfo ei = {{0}};
+    mt_experiment e[4];
+    e[0] = mt_exp_chase(MT_PATH_GLOBAL_CA, 8 * KIB, 32, 1, 16, MT_MODE_FINE);
+    for (int i = 1; i < 3; i++) {
+        e[i] = mt_exp_chase(MT_PATH_GLOBAL_CG, 64 * MIB, 2 * MIB, 1, 16, MT_MODE_FINE);
+        e[i].together = 3;
+        e[i].sm = i == 1 ? 0 : 5;
+    }
+    e[3] = mt_exp_chase(MT_PATH_GLOBAL_CG, 1 * MIB, 128, 1, 16, MT_MODE_FINE);
+    size_t pending[4] = {1, 0, 3, 2}, npend = 4, tries[4] = {0};
+    uint64_t requeued = 0;
+    assert_int_equal(mtc_group_form(&lim, e, pending, npend, &f.g, &f.ci, &ei), MT_OK);
+    assert_int_equal(f.g.n, 2);
+    assert_int_equal(f.g.gpu_scope, 1);
+    assert_int_equal(f.g.idx[0], 1);
+    assert_int_equal(f.g.idx[1], 2);
+    assert_int_equal(f.g.n_planned, 2);
+    assert_true(f.g.sm_taken[0] && f.g.sm_taken[5]);
+    assert_true(f.g.arena_used >= 128 * MIB); /* both members' buffers */
+    int claimed[2] = {1, 0};
+    assert_int_equal(mtc_group_retire(e, &f.g, claimed, pending, &npend, tries, &requeued, &ei),
+                     MT_OK);
+    assert_int_equal(npend, 4); /* SM 5 not reached: both members again */
+    assert_int_equal(requeued, 2);
+    claimed[1] = 1;
+    assert_int_equal(mtc_group_form(&lim, e, pending, npend, &f.g, &f.ci, &ei), MT_OK);
+    assert_int_equal(f.g.n, 2);
+    assert_int_equal(mtc_group_retire(e, &f.g, claimed, pending, &npend, tries, &requeued, &ei),
+                     MT_OK);
+    assert_int_equal(npend, 2);
+    assert_int_equal(pending[0], 0);
+    assert_int_equal(pending[1], 3);
+    mtc_const_image_free(&f.ci);
+}
+
 /* The carveouts an experiment can get on an H100: the cc 9.0 list from 16
  * KiB up (kernels A and SEQ_A hold 16 KiB of shared memory, so the driver
  * never picks 0 or 8), and what a preference gives on that list. */
@@ -1118,6 +1162,7 @@ int main(void)
         cmocka_unit_test(test_schedule_gpu_scope_alone_and_cold),
         cmocka_unit_test(test_schedule_sm_plans_arena_and_constants),
         cmocka_unit_test(test_schedule_requeue_and_give_up),
+        cmocka_unit_test(test_schedule_together),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_carveout_options_h100),
         cmocka_unit_test(test_schedule_carveouts_apart),

@@ -86,6 +86,54 @@ static void test_default_run_undisturbed(void **state)
     mt_backend_destroy(be);
 }
 
+/* The sharing specs: every level's sms_per_group measured (tlb_check
+ * judges the values exactly): SM 0's group of the spec's groups of SMs. */
+static void test_sharing_measured(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {TLB_SPEC_DIR "/tlb-share-per-sm.spec",
+                                        TLB_SPEC_DIR "/tlb-share-groups.spec"};
+    static const double want[][2] = {{1, 16}, {2, 8}};
+    for (int i = 0; i < 2; i++) {
+        mt_backend *be;
+        mt_topology *t = e2e_measure(specs[i], tlb_only, &be);
+        static const char *const keys[] = {"tlb1", "tlb2"};
+        for (int d = 0; d < 2; d++) {
+            const mt_finding *f = mt_topology_get(t, keys[d], "sms_per_group");
+            assert_non_null(f);
+            if (f->kind != MT_FIND_VALUE || f->value != want[i][d] || f->confidence < 0.5)
+                fail_msg("%s %s sms_per_group: kind %d %.0f (conf %.2f), want %.0f", specs[i],
+                         keys[d], f->kind, f->value, f->confidence, want[i][d]);
+        }
+        mt_topology_free(t);
+        mt_backend_destroy(be);
+    }
+}
+
+/* A set-associative first level (tests/specs-tlbset/): never confidently
+ * wrong (the contract), its entries flagged below 0.5 unless exact, its
+ * groups not claimed from an untrusted edge. */
+static void test_set_associative(void **state)
+{
+    (void)state;
+    mt_backend *be;
+    mt_topology *t = e2e_measure("tests/specs-tlbset/tlb-4way.spec", tlb_only, &be);
+    const mt_sim_spec *s = mt_backend_sim_spec(be);
+    char msg[4096] = "";
+    g_mode = MT_TRUTH_CONTRACT;
+    int bad = tlb_check(s, t, msg, sizeof msg);
+    if (bad)
+        fail_msg("%d mismatches:\n%s", bad, msg);
+    const mt_finding *e = mt_topology_get(t, "tlb1", "entries");
+    assert_non_null(e);
+    assert_true(e->kind == MT_FIND_VALUE);
+    if (e->value != s->tlb[0].entries && e->confidence >= 0.5)
+        fail_msg("tlb1 entries %.0f at %.2f, want %u or below 0.5", e->value, e->confidence,
+                 s->tlb[0].entries);
+    mt_topology_free(t);
+    mt_backend_destroy(be);
+}
+
 /* --tlb plans the probe; the default run does not. */
 static void test_opt_in(void **state)
 {
@@ -104,6 +152,8 @@ int main(void)
         cmocka_unit_test(test_h100),
         cmocka_unit_test(test_spec_files),
         cmocka_unit_test(test_default_run_undisturbed),
+        cmocka_unit_test(test_sharing_measured),
+        cmocka_unit_test(test_set_associative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

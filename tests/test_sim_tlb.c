@@ -195,7 +195,7 @@ static void test_spec_errors(void **state)
     expect_error(34, "[tlb a]", NULL, 34, "duplicate section [tlb a]");
     expect_error(31, "entries = 0", NULL, 31, "out of range");
     expect_error(31, "entries = 65537", NULL, 31, "out of range");
-    expect_error(31, "ways = 4", NULL, 31, "unknown key 'ways' in [tlb a]");
+    expect_error(31, "associativity = 4", NULL, 31, "unknown key 'associativity' in [tlb a]");
     expect_error(31, NULL, NULL, 30, "entries");
     expect_error(32, "page = 96 KiB", NULL, 32, "not a power of two");
     expect_error(32, "page = 2 GiB", NULL, 32, "out of range");

@@ -56,7 +56,8 @@ What is drawn, and the limits kept:
     no for about 1 in 4;
   * the keys added for issue 9 (TLB levels), from an RNG of their own
     (so the draws above stay what they were): for about 60% of the seeds
-    one to three [tlb NAME] levels, one page size of 64 KiB to 2 MiB for
+    one to three [tlb NAME] levels (sharing groups of SMs and, for some,
+    set-associative ways from an RNG of their own), one page size of 64 KiB to 2 MiB for
     all, the first level's entries from its least (the 4 GiB path limit
     over the page, the format's rule) up to 8x that, each further level
     4x to 16x the entries of the one before (the format's least ratio is
@@ -299,10 +300,53 @@ TLB_MIN_PENALTY = 8           # docs/spec-format.md
 TLB_HUGE_SHARE = 0.4          # share of TLB specs with pages above 2 MiB (format: up to 1 GiB)
 
 
-def _tlbs(T, H):
+TLB_SET_SHARE = 0.3           # share of levels drawn set-associative
+TLB_MAX_SET_WAYS = 64         # docs/spec-format.md: a set-associative level's most ways
+
+
+def _tlb_sharing(S, levels, sm_count):
+    """The issue-9 sharing and associativity keys of each level (a list of
+    [entries, extra key lines]), drawn from S, an RNG of their own so the
+    levels' other draws stay what they were: sms_per_group over the whole
+    documented range (absent, `all`, 1 to sm_count, each level's groups
+    whole groups of the level before), and for some levels a power of two
+    of ways (1 to 64) below the entries, the entries then rounded up to a
+    power of two where the rules across levels still hold."""
+    prev = None  # the level before's group: None = all
+    for i, lv in enumerate(levels):
+        if prev is None and i > 0:
+            choice = S.choice(["absent", "all"])
+        else:
+            choice = S.choice(["absent", "all", "one", "draw"])
+        if choice == "absent":
+            group = None
+        elif choice == "all":
+            lv[1].append("sms_per_group = all")
+            group = None
+        else:
+            base = prev or 1
+            top = sm_count // base
+            group = base * (1 if choice == "one" else S.randint(1, max(1, top)))
+            lv[1].append(f"sms_per_group = {group}")
+        prev = group
+        if S.random() < TLB_SET_SHARE:
+            entries = 1 << (lv[0] - 1).bit_length()
+            nxt = levels[i + 1][0] if i + 1 < len(levels) else None
+            before = levels[i - 1][0] if i else None
+            if (entries <= TLB_MAX_ENTRIES and (nxt is None or nxt >= TLB_ENTRY_RATIO * entries)
+                    and (before is None or entries >= TLB_ENTRY_RATIO * before)):
+                ways = min(1 << S.randint(0, 6), TLB_MAX_SET_WAYS, entries)
+                lv[0] = entries
+                lv[1].append(f"ways = {ways}")
+        elif S.random() < 0.2:
+            lv[1].append(f"ways = {lv[0]}")   # fully associative, said explicitly
+
+
+def _tlbs(T, H, S, sm_count):
     """[tlb NAME] sections (issue 9) and the global_mem they go with, or
     ("", None) for a GPU without TLBs (global_mem stays 8 GiB).  H, an RNG
-    of its own, replaces the page by one above 2 MiB for some of them."""
+    of its own, replaces the page by one above 2 MiB for some of them; S,
+    another, draws the sharing groups and the associativity."""
     if T.random() >= 0.6:
         return "", None
     global_gib = T.choice([8, 16, 32, 64, 80, 128, 256])
@@ -311,16 +355,21 @@ def _tlbs(T, H):
         page = (4 * MIB) << H.randint(0, 8)         # 4 MiB .. 1 GiB
     least = TLB_PATH_LIMIT // page
     entries = min(TLB_MAX_ENTRIES, int(least * _log_uniform(T, 1, 8)))
-    out = []
+    levels, penalties = [], []
     for level in range(T.randint(1, 3)):
         if level:
             entries = int(entries * T.uniform(TLB_ENTRY_RATIO, 16))
             if entries > TLB_MAX_ENTRIES:
                 break
         hi = 3000 if T.random() < 0.1 else 400
-        penalty = round(_log_uniform(T, TLB_MIN_PENALTY, hi), 1)
-        out.append(f"[tlb t{level + 1}]\nentries = {entries}\npage = {page}\n"
-                   f"miss_penalty = {penalty}\n")
+        penalties.append(round(_log_uniform(T, TLB_MIN_PENALTY, hi), 1))
+        levels.append([entries, []])
+    _tlb_sharing(S, levels, sm_count)
+    out = []
+    for level, ((n, extra), penalty) in enumerate(zip(levels, penalties)):
+        keys = "".join(k + "\n" for k in extra)
+        out.append(f"[tlb t{level + 1}]\nentries = {n}\npage = {page}\n"
+                   f"miss_penalty = {penalty}\n{keys}")
     return "\n".join(out), global_gib
 
 
@@ -419,7 +468,8 @@ def spec_whole(seed):
     carve = _carveouts(X)
     K = random.Random(f"issue8 setmap {seed}")
     tlb_text, tlb_gib = _tlbs(random.Random(f"issue9 tlb {seed}"),
-                              random.Random(f"issue9 tlb huge page {seed}"))
+                              random.Random(f"issue9 tlb huge page {seed}"),
+                              random.Random(f"issue9 tlb sharing {seed}"), sm_count)
     out = [f"""# tools/spec_whole.py seed {seed}
 [device]
 name = whole {seed}

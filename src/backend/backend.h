@@ -1,4 +1,4 @@
-/* The backend interface, version 2.9: the only thing probes know about a GPU.
+/* The backend interface, version 2.11: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -97,6 +97,9 @@ typedef enum {
 #define MT_CAP_ACCESS   (1u << MT_KIND_ACCESS) /* since 2.5 */
 #define MT_CAP_LINK     (1u << MT_KIND_LINK)   /* since 2.8 */
 #define MT_CAP_EVICT    (1u << MT_KIND_EVICT)  /* since 2.9 */
+/* Not a kind: the backend runs the members of a `together` group of a
+ * batch at the same time on their SMs (mt_experiment.together). */
+#define MT_CAP_TOGETHER (1u << 19) /* since 2.11 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -396,6 +399,18 @@ typedef struct {
      * backend's default carveout, mt_device_info.carveout_percent. */
     int set_carveout;
     int carveout_percent;
+    /* Since 2.11 (MT_CAP_TOGETHER): experiments of one batch with the same
+     * non-zero `together` run at the same time, each on its own SM, with
+     * nothing else beside them: what one SM's loads do to another's (which
+     * SMs share a TLB level, docs/method.md).  Each member is a chase of
+     * one chain on the cg path (the L2 only: SM-local caches stay out of
+     * it), fine mode, on a planned SM (sm >= 0, a different one for each
+     * member), GPU scope; members use disjoint data when their chains'
+     * offsets and footprints do not overlap.  Every member starts its warm-up
+     * laps at the launch, then its measured loads, as if alone; a member
+     * with more loads (warm-up laps included) than another goes on after
+     * it.  0 (every experiment built before 2.11): alone, as before. */
+    int together;
     union {                /* the kind's own parameters (none for a chase) */
         mt_sequence seq;
         mt_stream stream;
@@ -503,6 +518,13 @@ static inline int mt_kind_has_index_list(mt_exp_kind k)
     return k == MT_KIND_SEQUENCE || k == MT_KIND_EVICT;
 }
 
+/* The batch-level rules of `together` groups (backend.h,
+ * mt_experiment.together): every member of a group on an SM of its own,
+ * within the device's SMs.  Backends that run groups check a batch with it
+ * after each experiment's own check. */
+mt_err mt_batch_check_together(const mt_experiment *exps, size_t n, const mt_device_info *dev,
+                               mt_errinfo *ei);
+
 /* Largest footprint (offset + bytes) chain c may have on dev: its path's
  * limit, or the sparse limit for a sparse global chain (device.h). */
 uint64_t mt_chain_limit(const mt_device_info *dev, const mt_chain *c);
@@ -540,7 +562,10 @@ typedef struct mt_backend mt_backend;
  * to the host: driver/NVML attributes, latency, bandwidth). */
 /* 9 = MT_KIND_EVICT (MT_CAP_EVICT: an L2 eviction test, a target and a
  * pool of lines read in parallel; the L2's eviction sets beyond 2 MiB). */
-#define MT_BACKEND_API_MINOR 9
+/* 10 = (reserved for the speed work of session 9.) */
+/* 11 = mt_experiment.together and MT_CAP_TOGETHER: chases of chosen SMs
+ * run at the same time (which SMs share a TLB level). */
+#define MT_BACKEND_API_MINOR 11
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

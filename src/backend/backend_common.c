@@ -91,6 +91,11 @@ mt_err mt_backend_run(mt_backend *b, const mt_experiment *exps, size_t n,
             return mt_fail(ei, MT_ERR_UNSUPPORTED,
                            "experiment %zu: the %s backend does not run %s experiments", i, name,
                            mt_kind_name(k));
+        if (exps[i].together && !(b->ops->caps & MT_CAP_TOGETHER))
+            return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                           "experiment %zu: the %s backend cannot run experiments together on "
+                           "chosen SMs",
+                           i, name);
         if (exps[i].set_carveout && !(b->ops->caps & MT_CAP_CARVEOUT))
             return mt_fail(ei, MT_ERR_UNSUPPORTED,
                            "experiment %zu: the %s backend cannot change the shared-memory carveout",

@@ -8,6 +8,7 @@
 #include "chain.h"
 #include "experiment_cluster.h"
 #include "experiment_link.h"
+#include "experiment_together.h"
 #include "../core/rng.h"
 
 mt_experiment mt_exp_chase(mt_path p, uint64_t footprint, uint32_t stride, uint32_t warmup_laps,
@@ -469,6 +470,8 @@ mt_err mt_experiment_check(const mt_experiment *e, const mt_device_info *dev,
                        e->loads, dev->max_fine_loads);
     if (e->sm >= dev->sm_count)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "SM %d does not exist (%d SMs)", e->sm, dev->sm_count);
+    if ((err = mt_check_together(e, ei)))
+        return err;
     for (int i = 0; i < e->n_chains; i++)
         if ((err = check_chain(&e->chain[i], i, dev, ei)))
             return err;
@@ -514,7 +517,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, c->offset);
     }
     if (e->kind == MT_KIND_CHASE)
-        return mix_carveout(h, e);
+        return mt_hash_together(mix_carveout(h, e), e);
     /* Version 2: the kind and every one of its parameters. */
     h = mt_hash_mix(h, (uint64_t)e->kind);
     switch (e->kind) {

@@ -174,6 +174,8 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     for (size_t i = 0; i < n; i++)
         if ((rc = mtc_validate(&exps[i], i, &im->info, ei)) != MT_OK)
             return rc;
+    if ((rc = mt_batch_check_together(exps, n, &im->info, ei)) != MT_OK)
+        return rc;
     if (n == 0)
         return MT_OK;
     pending = malloc(n * sizeof *pending);
@@ -267,7 +269,7 @@ static const mt_backend_ops cuda_ops = {
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
             MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
-            MT_CAP_ACCESS | MT_CAP_LINK | MT_CAP_EVICT,
+            MT_CAP_ACCESS | MT_CAP_LINK | MT_CAP_EVICT | MT_CAP_TOGETHER,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

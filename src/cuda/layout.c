@@ -473,6 +473,7 @@ void mtc_set_texture(mtk_desc *d, int kernel, uint64_t tex)
 
 static mt_err copy_samples(mt_result *r, int i, const uint32_t *src, uint32_t n, mt_errinfo *ei)
 {
+    free(r->cycles[i]); /* a together group run again overwrites its samples */
     r->cycles[i] = malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
     if (!r->cycles[i])
         return mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", n);

@@ -146,6 +146,18 @@ mt_err mtc_group_form(const mtc_sched_limits *lim, const mt_experiment *exps, co
     g->set_carveout = first->set_carveout;
     g->carveout_percent = first->carveout_percent;
     mtc_const_image_reset(ci);
+    if (g->gpu_scope && first->together) {
+        /* A together group: every pending member in this launch, each on
+         * its SM, their buffers one after another (disjoint data). */
+        for (size_t p = 0; p < npend && g->n < (size_t)lim->nsm; p++) {
+            const mt_experiment *e = &exps[pending[p]];
+            uint64_t base[MTC_BUF_COUNT];
+            if (e->together == first->together && mtc_kernel_of(e) == g->kernel &&
+                same_carveout(g, e) && !g->sm_taken[e->sm])
+                add(g, e, pending[p], mtc_place_buffers(e, g->arena_used, base));
+        }
+        return MT_OK;
+    }
     if (g->gpu_scope) {
         uint64_t base[MTC_BUF_COUNT];
         int fits = 0;
@@ -162,9 +174,15 @@ mt_err mtc_group_retire(const mt_experiment *exps, const mtc_group *g, const int
                         size_t *pending, size_t *npend, size_t *tries, uint64_t *requeued,
                         mt_errinfo *ei)
 {
+    /* A together group's members ran at once only when every one of them
+     * found its SM: else all of them run again (their samples are
+     * overwritten by the next launch's). */
+    int all_claimed = 1;
+    for (size_t k = 0; k < g->n; k++)
+        all_claimed &= claimed[k] != 0;
     for (size_t k = 0; k < g->n; k++) {
         size_t i = g->idx[k];
-        if (claimed[k]) {
+        if (claimed[k] && (all_claimed || !exps[i].together)) {
             for (size_t p = 0; p < *npend; p++)
                 if (pending[p] == i) {
                     memmove(&pending[p], &pending[p + 1], (*npend - p - 1) * sizeof *pending);

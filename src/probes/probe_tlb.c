@@ -43,7 +43,8 @@
  *     Every level is assumed to translate this page size; with it known,
  *     the doubling goes on at one page per element, which fits more
  *     elements into the memory a chain may span.
- *  4. The first level's ways (tlb_ways.c), with its entries and page. */
+ *  4. The first level's ways (tlb_ways.c), with its entries and page.
+ *  5. Which SMs share each trusted level (tlb_share.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,11 @@
 /* An L2 whose partitioning the l2 probe left open is taken to be split
  * this many ways (the simulator's most partitions). */
 #define TLB_UNKNOWN_PARTITIONS 64u
+/* The odd stride of an edge's check (confirm): 1.5 x the level's stride
+ * plus this, the smallest page the simulator allows (64 KiB), so the
+ * stride is an odd number of such pages whenever the level's stride is at
+ * least 256 KiB (every stride the probe finds levels at). */
+#define TLB_ODD_STRIDE_EXTRA (64u << 10)
 /* Levels reported (objects tlb1..tlb3). */
 #define TLB_LEVELS 3
 
@@ -206,24 +212,89 @@ static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
     return MT_OK;
 }
 
-/* The edge again at twice the stride: the chain of lo elements against
- * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it. */
-static mt_err confirm(tlb_run *r, tlb_level *lv)
+/* Whether the edge holds at `stride`: the chain of lo elements against
+ * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it.
+ * *fits = false (nothing run) when lo + 1 elements exceed the limits. */
+static mt_err edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
 {
-    if (!doubles(r, lv->base))
+    *fits = lv->lo + 1 <= mt_tlb_max_elements(r, stride);
+    if (!*fits)
         return MT_OK;
-    uint32_t stride = spread_stride(r, 2 * lv->base);
-    if (lv->lo + 1 > mt_tlb_max_elements(r, stride))
-        return MT_OK;
-    lv->checked = true;
     mt_paired_shift below, above;
     mt_err err = MT_OK;
     if (lv->lo >= 2 && (err = mt_tlb_shift_of(r, lv->lo / 2, lv->lo, stride, &below)) != MT_OK)
         return err;
     if ((err = mt_tlb_shift_of(r, lv->lo, lv->lo + 1, stride, &above)) != MT_OK)
         return err;
-    lv->confirmed = above.shift > lv->step / 2 && (lv->lo < 2 || below.shift <= lv->step / 2);
+    *holds = above.shift > lv->step / 2 && (lv->lo < 2 || below.shift <= lv->step / 2);
     return MT_OK;
+}
+
+/* The edge again at twice the stride, then at an odd one: one and a half
+ * times it plus the smallest sparse stride (TLB_ODD_STRIDE_EXTRA).  At
+ * twice the stride an edge that counts pages stays, one of elements
+ * sharing pages moves.  A set-associative level indexed by the page number
+ * modulo a power of two of sets, met at a stride of a multiple of its sets
+ * in pages, puts every element into one set: its edge is the ways, and it
+ * stays at twice that stride too.  At the odd stride the page numbers step
+ * by an odd count or a fraction, so the elements walk many sets and the
+ * edge moves; a fully associative level's does not (every element still
+ * has a page of its own).  The odd check is skipped when its chain does
+ * not fit the limits, or in a recording made before it (MT_ERR_REPLAY). */
+static mt_err confirm(tlb_run *r, tlb_level *lv)
+{
+    bool fits = false, holds = false;
+    mt_err err = MT_OK;
+    if (doubles(r, lv->base)) {
+        err = edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
+        if (err != MT_OK)
+            return err;
+        if (fits) {
+            lv->checked = true;
+            lv->confirmed = holds;
+            if (!holds)
+                return MT_OK;
+        }
+    }
+    uint64_t odd = (uint64_t)lv->base + lv->base / 2 + TLB_ODD_STRIDE_EXTRA;
+    if (odd > UINT32_MAX - 256u * r->line)
+        return MT_OK;
+    err = edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
+    if (err == MT_ERR_REPLAY) {
+        r->c->ei->msg[0] = '\0';
+        return MT_OK;
+    }
+    if (err == MT_OK && fits) {
+        lv->confirmed = holds && (lv->confirmed || !lv->checked);
+        lv->checked = true;
+    }
+    return err;
+}
+
+/* A first level whose page the scan measured, checked once more at one
+ * and a half pages: every element still has a page of its own, so a
+ * level of that page holds its edge.  A set-associative level met at
+ * strides of whole multiples of its sets in pages looks like a level of
+ * its ways over pages of the sets' span (the scan finds that span); at
+ * one and a half such spans its elements fall into two sets and the edge
+ * moves: the level is then reported as inconsistent (0.3).  Skipped when
+ * the chain does not fit, or in a recording made before. */
+static mt_err check_page(tlb_run *r, tlb_level *lv, uint64_t page)
+{
+    uint64_t s = page + page / 2;
+    if (s > UINT32_MAX - 256u * r->line)
+        return MT_OK;
+    bool fits = false, holds = false;
+    mt_err err = edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
+    if (err == MT_ERR_REPLAY) {
+        r->c->ei->msg[0] = '\0';
+        return MT_OK;
+    }
+    if (err == MT_OK && fits && !holds) {
+        lv->checked = true;
+        lv->confirmed = false;
+    }
+    return err;
 }
 
 typedef enum { PAGE_UNKNOWN, PAGE_VALUE, PAGE_ABOVE, PAGE_BELOW } page_kind;
@@ -281,8 +352,10 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                                  "latency; one more element added %.1f cycles to them",
                                  lv->step);
     if (lv->checked && !lv->confirmed)
-        mt_finding_append_note(&f, "the edge moved at twice the %u B stride: elements share "
-                               "pages, or not a TLB edge alone", lv->base);
+        mt_finding_append_note(&f, "the edge moved at twice or 1.5x the %u B stride, or at 1.5 "
+                               "pages: elements share pages, a set-associative level, or not "
+                               "a TLB edge alone",
+                               lv->base);
     if (pk == PAGE_ABOVE)
         mt_finding_append_note(&f, "pages above %llu B: elements may share pages",
                                (unsigned long long)page);
@@ -442,6 +515,10 @@ static mt_err tlb(mt_probe_ctx *c)
                       "TLB: confidence of an entries bound resting on pages <= the big stride");
     mt_note_threshold(c, "TLB_UNKNOWN_PARTITIONS", TLB_UNKNOWN_PARTITIONS,
                       "TLB: partitions assumed of an L2 whose partitioning was not measured");
+    mt_note_threshold(c, "TLB_ODD_STRIDE_EXTRA", TLB_ODD_STRIDE_EXTRA,
+                      "TLB: an edge is checked at 1.5x its stride plus this (B) too");
+    mt_note_threshold(c, "TLB_SHARE_NONE_SHARE", TLB_SHARE_NONE_SHARE,
+                      "TLB sharing: a shift of at most this share of the penalty is none");
     tlb_run r = {.c = c};
     r.line = c->cs[MT_CACHE_L2].line ? c->cs[MT_CACHE_L2].line : 128;
     /* The L2 one SM can use: the partition measured, the whole L2 when it
@@ -486,8 +563,15 @@ static mt_err tlb(mt_probe_ctx *c)
         mt_progress(c, "TLB: page size");
         if ((err = page_scan(&r, &lv[0], &pk, &page)) != MT_OK)
             return err;
-        /* The page rests on the first level's edge: no surer than it. */
-        set_page(c, pk, page, level_conf(&lv[0]));
+        if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED &&
+            (err = check_page(&r, &lv[0], page)) != MT_OK)
+            return err;
+        /* The page rests on the first level's edge: no surer than it.  A
+         * page above the level's stride is no surer than the level's other
+         * findings then are (set_level: MT_CONF_INCONSISTENT): the scan
+         * fitting at once may as well be a set-associative level's
+         * elements spreading over more sets at the smaller stride. */
+        set_page(c, pk, page, pk == PAGE_ABOVE ? MT_CONF_INCONSISTENT : level_conf(&lv[0]));
         /* The ways need the entries and the page, and trusted ones. */
         if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
             mt_progress(c, "TLB: ways");
@@ -508,6 +592,14 @@ static mt_err tlb(mt_probe_ctx *c)
     }
     for (int d = 0; d < nlev; d++)
         set_level(c, d, &lv[d], pk, page);
+    /* 5. Which SMs share each trusted level (tlb_share.c), at the stride it
+     * was found at: a page of its own per element (the page at most it). */
+    for (int d = 0; d < nlev && pk == PAGE_VALUE; d++)
+        if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base) {
+            mt_progress(c, "TLB: which SMs share level %d", d + 1);
+            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, lv[d].base))))
+                return err;
+        }
     /* The first level not found holds every chain tried. */
     n = bound_n;
     if (nlev < TLB_LEVELS && n > 1) {
@@ -574,13 +666,16 @@ static const mt_object_decl objects[] = {
 static const mt_finding_decl provides[] = {
     {"tlb1.entries", "entries"}, {"tlb1.page", "page size"}, {"tlb1.reach", "reach"},
     {"tlb1.miss_penalty", "miss penalty"}, {"tlb1.ways", "ways"},
+    {"tlb1.sms_per_group", "SMs sharing one"},
     {"tlb2.entries", "entries"}, {"tlb2.reach", "reach"}, {"tlb2.miss_penalty", "miss penalty"},
+    {"tlb2.sms_per_group", "SMs sharing one"},
     {"tlb3.entries", "entries"}, {"tlb3.reach", "reach"}, {"tlb3.miss_penalty", "miss penalty"},
+    {"tlb3.sms_per_group", "SMs sharing one"},
     {NULL}};
 static const char *const requires[] = {"l2.line", NULL};
 const mt_probe_desc mt_probe_tlb = {
     .name = "tlb",
-    .summary = "TLB levels (opt-in --tlb): entries, page size, reach, miss penalty per level, first level's ways",
+    .summary = "TLB levels (opt-in --tlb): entries, page size, reach, miss penalty per level, first level's ways, SMs sharing each level",
     .rank = 95, .objects = objects, .provides = provides, .requires = requires, .run = tlb,
     .requested = tlb_requested,
 };

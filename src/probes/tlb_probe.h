@@ -33,6 +33,20 @@ mt_err mt_tlb_shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
  * TLB_STEP_Z standard errors). */
 bool mt_tlb_is_step(const mt_paired_shift *s);
 
+/* At most this share of a level's penalty is "no interference" in the
+ * sharing test (tlb_share.c): a shift between it and half the penalty is
+ * neither answer.  A quarter leaves the paired median's noise (well under
+ * a cycle) and a partial overlap of the two SMs' chases (a quarter of SM
+ * 0's loads alone still moves the median by less than that) on the right
+ * sides. */
+#define TLB_SHARE_NONE_SHARE 0.25
+
+/* Which SMs share level `key` (finding KEY.sms_per_group), its edge and
+ * penalty in lv, at a stride that gives every element a page of its own:
+ * tlb_share.c.  Nothing when the two chains do not fit the limits or the
+ * backend cannot run them together (a recording made before). */
+mt_err mt_tlb_sharing(tlb_run *r, const char *key, const tlb_level *lv, uint32_t stride);
+
 /* The first level's ways (finding tlb1.ways), once its entries (lv->lo)
  * and the page are known: tlb_ways.c. */
 mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page);

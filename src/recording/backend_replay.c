@@ -48,7 +48,8 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
 {
     if (a->kind != b->kind || a->n_chains != b->n_chains || a->order != b->order ||
         a->order_seed != b->order_seed || a->warmup_laps != b->warmup_laps ||
-        a->loads != b->loads || a->mode != b->mode || a->sm != b->sm || a->scope != b->scope)
+        a->loads != b->loads || a->mode != b->mode || a->sm != b->sm || a->scope != b->scope ||
+        a->together != b->together)
         return 0;
     if (a->set_carveout != b->set_carveout ||
         (a->set_carveout && a->carveout_percent != b->carveout_percent))
@@ -146,6 +147,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
             (int)e->u.link.peer, (unsigned long long)e->u.link.bytes, e->u.link.repeats);
     if (e->set_carveout)
         PUT(" carveout=%d%%", e->carveout_percent);
+    if (e->together)
+        PUT(" together=%d", e->together);
 #undef PUT
 }
 
@@ -353,7 +356,7 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     }
     /* The keys of each kind, all required, in any order; then the
      * optional carveout. */
-    uint32_t carveout = 0, op = 0, bytes = 0, host = 0, peer = 0;
+    uint32_t carveout = 0, together = 0, op = 0, bytes = 0, host = 0, peer = 0;
     const char *keys[8] = {NULL};
     uint32_t *dst[8] = {NULL};
     const char *expect = "";
@@ -390,6 +393,10 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
         nkeys = 5, expect = "\"op=O host=H peer=P bytes=Y repeats=R\" for a link experiment";
     }
     keys[nkeys] = "carveout", dst[nkeys] = &carveout;
+    /* A chase may name its together group (since backend 2.11). */
+    size_t nopt = 1;
+    if (x->kind == MT_KIND_CHASE)
+        keys[nkeys + 1] = "together", dst[nkeys + 1] = &together, nopt = 2;
     int seen[8] = {0};
     const char *p = s;
     while (*p) {
@@ -398,12 +405,13 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             end = p + strlen(p);
         const char *eq = memchr(tok, '=', (size_t)(end - tok));
         int k = -1;
-        for (size_t i = 0; eq && i <= nkeys; i++)
+        for (size_t i = 0; eq && i < nkeys + nopt; i++)
             if ((size_t)(eq - tok) == strlen(keys[i]) && !strncmp(tok, keys[i], strlen(keys[i])))
                 k = (int)i;
         if (k < 0 && nkeys == 0)
-            return mt_csv_fail(c, ei, "params \"%s\" for a %s, which has none (but carveout=P)",
-                               s, mt_kind_name(x->kind));
+            return mt_csv_fail(c, ei,
+                               "params \"%s\" for a %s, which has none (but carveout=P%s)", s,
+                               mt_kind_name(x->kind), nopt > 1 ? " and together=G" : "");
         char num[16];
         size_t nl = eq ? (size_t)(end - eq - 1) : 0;
         char *nend = NULL;
@@ -415,7 +423,7 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
             v = (num[0] >= '0' && num[0] <= '9') ? strtoull(num, &nend, 10) : 0;
         }
         if (k < 0 || seen[k] || !nend || *nend || errno || v > UINT32_MAX ||
-            (dst[k] == &carveout && v > 100))
+            (dst[k] == &carveout && v > 100) || (dst[k] == &together && (v == 0 || v > INT_MAX)))
             return mt_csv_fail(c, ei, "params \"%s\": expected %s%scarveout=P (P 0..100) optional", s,
                                expect, nkeys ? ", " : "");
         seen[k] = 1;
@@ -429,6 +437,8 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
         x->set_carveout = 1;
         x->carveout_percent = (int)carveout;
     }
+    if (nopt > 1 && seen[nkeys + 1])
+        x->together = (int)together;
     if (x->kind == MT_KIND_STREAM) {
         if (op > MT_STREAM_CHASE)
             return mt_csv_fail(c, ei, "params \"%s\": op %u is not a stream op (0..%d)", s, op,
@@ -941,7 +951,8 @@ static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS | MT_CAP_LINK,
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS | MT_CAP_LINK |
+            MT_CAP_TOGETHER,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,
@@ -955,7 +966,7 @@ static const mt_backend_ops replay_ops_evict = {
     .name = "replay",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
             MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS |
-            MT_CAP_EVICT,
+            MT_CAP_EVICT | MT_CAP_TOGETHER,
     .get_info = rp_get_info,
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,

@@ -40,6 +40,27 @@ static mt_err sim_get_info(mt_backend *b, mt_device_info *out, mt_errinfo *ei)
     return MT_OK;
 }
 
+/* Experiment i of a together group: the whole group runs at its first
+ * member (the results of all of them), the later members are then done. */
+static mt_err run_group(sim_impl *s, const mt_experiment *exps, size_t n, size_t i,
+                        mt_result *out, mt_errinfo *ei)
+{
+    size_t member[MT_SIM_MAX_TOGETHER];
+    int m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (exps[k].together != exps[i].together)
+            continue;
+        if (k < i)
+            return MT_OK; /* run with its group's first member */
+        if (m == MT_SIM_MAX_TOGETHER)
+            return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                           "together group %d has more than %d experiments", exps[i].together,
+                           MT_SIM_MAX_TOGETHER);
+        member[m++] = k;
+    }
+    return mt_sim_engine_run_together(s->eng, exps, member, m, out, ei);
+}
+
 static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, mt_result *out,
                             mt_errinfo *ei)
 {
@@ -54,6 +75,10 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
         if (err)
             return mt_fail(ei, err, "experiment %zu: %s", i, sub.msg);
     }
+    mt_err cerr = mt_batch_check_together(exps, n, &s->info, ei);
+    if (cerr)
+        return cerr;
+    memset(out, 0, n * sizeof *out); /* the cleanup below frees any of them */
     /* Test hook: a simulated device fault, so the handling of a GPU failure
      * mid-run (partial reports, exit code) can be tested without a GPU. */
     if (s->spec.fail_after_batches > 0 && s->batches >= s->spec.fail_after_batches)
@@ -84,12 +109,16 @@ static mt_err sim_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, 
             err = mt_sim_link_run(&s->spec, &exps[i], &rng, &out[i], &sub);
             if (err)
                 mt_result_free(&out[i]);
+        } else if (exps[i].together) {
+            err = run_group(s, exps, n, i, out, &sub);
         } else {
             err = mt_sim_engine_run(s->eng, &exps[i], &out[i], &sub);
         }
         if (err) {
-            for (size_t k = 0; k < i; k++)
-                mt_result_free(&out[k]);
+            /* Every result so far: a together group fills members after i. */
+            for (size_t k = 0; k < n; k++)
+                if (k != i)
+                    mt_result_free(&out[k]);
             return mt_fail(ei, err, "experiment %zu: %s", i, sub.msg);
         }
     }
@@ -113,7 +142,7 @@ static const mt_backend_ops sim_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "sim",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_BANKS | MT_CAP_ACCESS | MT_CAP_EVICT |
-            MT_CAP_CARVEOUT,
+            MT_CAP_CARVEOUT | MT_CAP_TOGETHER,
     .get_info = sim_get_info,
     .run_batch = sim_run_batch,
     .destroy = sim_destroy,
@@ -123,7 +152,8 @@ static const mt_backend_ops sim_ops_stream = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "sim",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_ACCESS | MT_CAP_EVICT,
+            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_ACCESS | MT_CAP_EVICT |
+            MT_CAP_TOGETHER,
     .get_info = sim_get_info,
     .run_batch = sim_run_batch,
     .destroy = sim_destroy,

@@ -25,9 +25,12 @@ struct mt_sim_engine {
     /* Shared memory per SM the instances of unified caches (whose size is
      * what the carveout leaves) were built for. */
     uint32_t inst_smem;
-    /* The [tlb] levels, level 1 first: built at creation, emptied with the
-     * caches before every experiment. */
-    mt_tlb tlb[MT_SIM_MAX_TLBS];
+    /* The [tlb] levels, level 1 first: per level one instance per group of
+     * SMs (tlb_groups[i] of them; sms_per_group), each built on first use
+     * (entries 0 until then) and emptied with the caches before every
+     * experiment. */
+    mt_tlb *tlb[MT_SIM_MAX_TLBS];
+    uint32_t tlb_groups[MT_SIM_MAX_TLBS];
     int n_tlbs;
     /* MT_KIND_EVICT: the target's set members of the last block asked. */
     mt_sim_evict_members evict;
@@ -96,10 +99,12 @@ mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinf
     eng->inst_smem = spec->carveout_smem;
     build_routes(eng);
     for (int i = 0; i < spec->n_tlbs; i++) {
-        mt_err err = mt_tlb_init(&eng->tlb[i], spec->tlb[i].entries, ei);
-        if (err) {
+        uint32_t g = spec->tlb[i].sms_per_group;
+        eng->tlb_groups[i] = g ? ((uint32_t)spec->sm_count + g - 1) / g : 1;
+        eng->tlb[i] = calloc(eng->tlb_groups[i], sizeof *eng->tlb[i]);
+        if (!eng->tlb[i]) {
             mt_sim_engine_free(eng);
-            return err;
+            return mt_fail(ei, MT_ERR_NOMEM, "out of memory for the TLB levels");
         }
         eng->n_tlbs++;
     }
@@ -124,8 +129,11 @@ void mt_sim_engine_free(mt_sim_engine *eng)
         return;
     for (int i = 0; i < MT_SIM_MAX_CACHES; i++)
         drop_instances(eng, i);
-    for (int i = 0; i < eng->n_tlbs; i++)
-        mt_tlb_free(&eng->tlb[i]);
+    for (int i = 0; i < eng->n_tlbs; i++) {
+        for (uint32_t g = 0; g < eng->tlb_groups[i]; g++)
+            mt_tlb_free(&eng->tlb[i][g]);
+        free(eng->tlb[i]);
+    }
     mt_sim_evict_members_free(&eng->evict);
     free(eng);
 }
@@ -176,9 +184,10 @@ typedef struct {
     uint64_t elements, pos;   /* chain length, current element */
     uint32_t *succ;           /* NULL for sequential order */
     uint64_t count[MAX_ROUTE + 1]; /* aggregate mode: loads served per level */
-    /* The TLB levels a load of this chain is translated through (none for
-     * constant, shared and none chains: only global memory is paged here). */
-    mt_tlb *tlb;
+    /* The TLB levels a load of this chain is translated through, the
+     * instance of its SM's group per level (none for constant, shared and
+     * none chains: only global memory is paged here). */
+    mt_tlb *tlb[MT_SIM_MAX_TLBS];
     const mt_sim_tlb_spec *tlb_spec;
     int n_tlbs;
 } chain_ctx;
@@ -226,6 +235,24 @@ static uint32_t slice_of(const mt_sim_cache_spec *cs, int thread, int warp_size)
     }
 }
 
+/* Level i's instance for SM sm: that of its group of sms_per_group
+ * consecutive SMs (the only one for `all`), built on first use. */
+static mt_err tlb_instance(mt_sim_engine *eng, int i, int sm, mt_tlb **out, mt_errinfo *ei)
+{
+    const mt_sim_tlb_spec *ts = &eng->spec.tlb[i];
+    uint32_t g = ts->sms_per_group ? (uint32_t)sm / ts->sms_per_group : 0;
+    if (g >= eng->tlb_groups[i])
+        g = eng->tlb_groups[i] - 1;
+    mt_tlb *t = &eng->tlb[i][g];
+    if (!t->entries) {
+        mt_err err = mt_tlb_init_sets(t, ts->entries, ts->ways ? ts->ways : ts->entries, ei);
+        if (err)
+            return err;
+    }
+    *out = t;
+    return MT_OK;
+}
+
 static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, chain_ctx *cc,
                           mt_errinfo *ei)
 {
@@ -267,7 +294,11 @@ static mt_err setup_chain(mt_sim_engine *eng, const mt_experiment *e, int i, cha
     cc->lat[cc->n] = cc->far[cc->n] = s->dram.latency[cc->lp];
     cc->noise[cc->n] = s->dram.noise;
     if (ch->path != MT_PATH_CONSTANT) {
-        cc->tlb = eng->tlb;
+        for (int lv = 0; lv < eng->n_tlbs; lv++) {
+            mt_err err = tlb_instance(eng, lv, sm, &cc->tlb[lv], ei);
+            if (err)
+                return err;
+        }
         cc->tlb_spec = s->tlb;
         cc->n_tlbs = eng->n_tlbs;
     }
@@ -358,7 +389,7 @@ static double tlb_penalty(chain_ctx *cc, uint64_t addr)
 {
     double add = 0;
     for (int i = 0; i < cc->n_tlbs; i++) {
-        if (mt_tlb_access(&cc->tlb[i], addr / cc->tlb_spec[i].page))
+        if (mt_tlb_access(cc->tlb[i], addr / cc->tlb_spec[i].page))
             break;
         add += cc->tlb_spec[i].miss_penalty;
     }
@@ -379,10 +410,10 @@ static void tlb_prewarm(chain_ctx *cc)
         uint64_t page = cc->tlb_spec[i].page;
         if (ch->stride >= page) {
             for (uint64_t k = 0; k < cc->elements; k++)
-                mt_tlb_access(&cc->tlb[i], mt_chain_addr(ch, k) / page);
+                mt_tlb_access(cc->tlb[i], mt_chain_addr(ch, k) / page);
         } else {
             for (uint64_t p = first / page; p <= last / page; p++)
-                mt_tlb_access(&cc->tlb[i], p);
+                mt_tlb_access(cc->tlb[i], p);
         }
     }
 }
@@ -543,7 +574,9 @@ static void empty_caches(mt_sim_engine *eng)
             if (eng->inst[i][k])
                 mt_cache_reset(eng->inst[i][k]);
     for (int i = 0; i < eng->n_tlbs; i++)
-        mt_tlb_reset(&eng->tlb[i]);
+        for (uint32_t g = 0; g < eng->tlb_groups[i]; g++)
+            if (eng->tlb[i][g].entries)
+                mt_tlb_reset(&eng->tlb[i][g]);
 }
 
 /* The pages of elements [first, first + count) translated once each, in
@@ -713,5 +746,82 @@ mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *
         free(cc[i].succ);
     if (err)
         mt_result_free(out);
+    return err;
+}
+
+/* The members' loads interleaved (mt_sim_engine_run_together): at each
+ * turn every member that has loads left makes one, warm-up laps first. */
+static void run_turns(mt_sim_engine *eng, const mt_experiment *const *e, chain_ctx *cc,
+                      mt_rng *rng, int m, mt_result *const *out)
+{
+    uint64_t warm[MT_SIM_MAX_TOGETHER], done[MT_SIM_MAX_TOGETHER];
+    int busy = m;
+    for (int k = 0; k < m; k++) {
+        warm[k] = cc[k].elements * (uint64_t)e[k]->warmup_laps;
+        done[k] = 0;
+    }
+    while (busy) {
+        busy = 0;
+        for (int k = 0; k < m; k++) {
+            if (done[k] >= warm[k] + e[k]->loads)
+                continue;
+            double lat;
+            int d = one_load(&cc[k], &rng[k], &lat);
+            if (done[k] >= warm[k])
+                out[k]->cycles[0][done[k] - warm[k]] =
+                    fine_sample(&eng->spec, &cc[k], &rng[k], d, lat);
+            busy += ++done[k] < warm[k] + e[k]->loads;
+        }
+    }
+}
+
+mt_err mt_sim_engine_run_together(mt_sim_engine *eng, const mt_experiment *exps,
+                                  const size_t *member, int m, mt_result *out, mt_errinfo *ei)
+{
+    if (m < 1 || m > MT_SIM_MAX_TOGETHER)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "a together group of %d experiments (the simulator runs 1 to %d)", m,
+                       MT_SIM_MAX_TOGETHER);
+    const mt_experiment *e[MT_SIM_MAX_TOGETHER];
+    mt_result *res[MT_SIM_MAX_TOGETHER];
+    chain_ctx cc[MT_SIM_MAX_TOGETHER];
+    mt_rng rng[MT_SIM_MAX_TOGETHER];
+    uint64_t work = 0;
+    memset(cc, 0, sizeof cc);
+    for (int k = 0; k < m; k++) {
+        e[k] = &exps[member[k]];
+        res[k] = &out[member[k]];
+        memset(res[k], 0, sizeof *res[k]);
+        work += mt_chain_elements(&e[k]->chain[0]) * (uint64_t)e[k]->warmup_laps + e[k]->loads;
+    }
+    if (work > MT_SIM_MAX_WORK)
+        return mt_fail(ei, MT_ERR_UNSUPPORTED,
+                       "together group would simulate %llu loads; the simulator's limit is %llu",
+                       (unsigned long long)work, (unsigned long long)MT_SIM_MAX_WORK);
+    /* Members are cg chases (the L2 only): the carveout does not matter. */
+    empty_caches(eng);
+    mt_err err = MT_OK;
+    for (int k = 0; k < m && !err; k++) {
+        err = setup_chain(eng, e[k], 0, &cc[k], ei);
+        if (!err) {
+            res[k]->cycles[0] = malloc((size_t)e[k]->loads * sizeof *res[k]->cycles[0]);
+            res[k]->n[0] = e[k]->loads;
+            res[k]->sm_ran = e[k]->sm;
+            if (!res[k]->cycles[0])
+                err = mt_fail(ei, MT_ERR_NOMEM, "out of memory for %u samples", e[k]->loads);
+        }
+        rng[k].s = mt_sim_experiment_seed(eng->spec.seed, e[k]);
+    }
+    if (!err) {
+        for (int k = 0; k < m; k++)
+            if (cc[k].n_tlbs && cc[k].elements)
+                tlb_prewarm(&cc[k]);
+        run_turns(eng, e, cc, rng, m, res);
+    }
+    for (int k = 0; k < m; k++) {
+        free(cc[k].succ);
+        if (err)
+            mt_result_free(res[k]);
+    }
     return err;
 }

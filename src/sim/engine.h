@@ -21,6 +21,10 @@
 /* Address-space tag of the [tenant]'s own data: it never aliases ours. */
 #define MT_SIM_TENANT_SPACE (1ull << 49)
 
+/* Most members of one together group the simulator runs (backend.h,
+ * mt_experiment.together): the TLB probe pairs two SMs. */
+#define MT_SIM_MAX_TOGETHER 8
+
 typedef struct mt_sim_engine mt_sim_engine;
 
 mt_err mt_sim_engine_new(const mt_sim_spec *spec, mt_sim_engine **out, mt_errinfo *ei);
@@ -35,6 +39,16 @@ void mt_sim_engine_free(mt_sim_engine *eng);
  * kinds: MT_ERR_UNSUPPORTED.  On failure *out holds nothing to free. */
 mt_err mt_sim_engine_run(mt_sim_engine *eng, const mt_experiment *e, mt_result *out,
                          mt_errinfo *ei);
+
+/* Runs the m members of one together group (backend.h; each passed
+ * mt_experiment_check): exps[member[k]] into out[member[k]].  All caches
+ * and TLBs start empty once; then the members take turns, one load each
+ * (warm-up laps first, then the measured loads), as their SMs would run at
+ * once, each through the TLB instances of its SM's group; a member with
+ * more loads goes on alone.  Each member's noise comes from its own RNG
+ * (seeded as mt_sim_engine_run's).  On failure out holds nothing to free. */
+mt_err mt_sim_engine_run_together(mt_sim_engine *eng, const mt_experiment *exps,
+                                  const size_t *member, int m, mt_result *out, mt_errinfo *ei);
 
 /* Whether the spec's [tenant] disturbs the experiments run from now on
  * (the backend decides per batch: mt_sim_tenant_active).  While it does,

@@ -131,7 +131,18 @@ typedef struct {
     uint32_t entries;
     uint64_t page;         /* bytes one entry translates, power of two */
     double miss_penalty;   /* cycles added to a load that misses this level */
+    /* Since issue 9's sharing: entries / ways sets, a page's set its page
+     * number modulo the sets; ways == entries (the default) is fully
+     * associative. */
+    uint32_t ways;
+    /* SMs (%smid, consecutive) per instance of the level: SM s uses
+     * instance s / sms_per_group; 0 (`all`, the default) is one instance
+     * for the whole GPU. */
+    uint32_t sms_per_group;
 } mt_sim_tlb_spec;
+/* Ways of a set-associative level (fewer ways than entries): a power of
+ * two up to this many, so a lookup scans a short set. */
+#define MT_SIM_MAX_TLB_SET_WAYS 64u
 
 /* [icache NAME]: one level of instruction caching (docs/spec-format.md,
  * "Instruction caches"), in file order from the SM outwards.  A block of

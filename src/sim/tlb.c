@@ -33,8 +33,48 @@ mt_err mt_tlb_init(mt_tlb *t, uint32_t entries, mt_errinfo *ei)
     return MT_OK;
 }
 
+mt_err mt_tlb_init_sets(mt_tlb *t, uint32_t entries, uint32_t ways, mt_errinfo *ei)
+{
+    if (ways >= entries)
+        return mt_tlb_init(t, entries, ei);
+    memset(t, 0, sizeof *t);
+    t->entries = entries;
+    t->ways = ways;
+    t->sets = entries / ways;
+    t->way_page = calloc(entries, sizeof *t->way_page);
+    t->way_used = calloc(entries, sizeof *t->way_used);
+    if (!t->way_page || !t->way_used) {
+        mt_tlb_free(t);
+        return mt_fail(ei, MT_ERR_NOMEM, "out of memory for a TLB of %u entries", entries);
+    }
+    return MT_OK;
+}
+
+/* The set-associative lookup: the page's set scanned way by way; a miss
+ * fills an empty way or the least recently used one. */
+static int set_access(mt_tlb *t, uint64_t page)
+{
+    uint64_t *pg = t->way_page + (page % t->sets) * t->ways;
+    uint64_t *used = t->way_used + (page % t->sets) * t->ways;
+    uint32_t victim = 0;
+    t->clock++;
+    for (uint32_t w = 0; w < t->ways; w++) {
+        if (pg[w] == page + 1) {
+            used[w] = t->clock;
+            return 1;
+        }
+        if (used[w] < used[victim])
+            victim = w;
+    }
+    pg[victim] = page + 1;
+    used[victim] = t->clock;
+    return 0;
+}
+
 void mt_tlb_free(mt_tlb *t)
 {
+    free(t->way_page);
+    free(t->way_used);
     free(t->page);
     free(t->prev);
     free(t->next);
@@ -44,6 +84,14 @@ void mt_tlb_free(mt_tlb *t)
 
 void mt_tlb_reset(mt_tlb *t)
 {
+    if (t->sets > 1) {
+        if (t->clock) {
+            memset(t->way_page, 0, (size_t)t->entries * sizeof *t->way_page);
+            memset(t->way_used, 0, (size_t)t->entries * sizeof *t->way_used);
+        }
+        t->clock = 0;
+        return;
+    }
     if (t->used)
         memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof *t->slot);
     t->used = 0;
@@ -91,6 +139,8 @@ static void remove_slot(mt_tlb *t, uint32_t i)
 
 int mt_tlb_access(mt_tlb *t, uint64_t page)
 {
+    if (t->sets > 1)
+        return set_access(t, page);
     uint32_t i = hash_page(t, page);
     for (; t->slot[i]; i = (i + 1) & t->mask) {
         uint32_t e = t->slot[i] - 1;
