@@ -890,7 +890,7 @@ static void test_schedule_requeue_and_give_up(void **state)
     mtc_const_image_free(&f.ci);
 }
 
-/* A together group (backend 2.11) is one launch of its members, each on
+/* A together group (backend 2.10) is one launch of its members, each on
  * its planned SM, their buffers one after another, nothing else beside
  * them; a member whose SM no block reached sends the whole group back. */
 static void test_schedule_together(void **state)

@@ -1,7 +1,7 @@
 /* The simulator's set-associative TLB levels and SM groups (issue 9):
  * the set structure against a plain per-set LRU, the `ways` and
  * `sms_per_group` keys (values, limits, FILE:LINE errors), and the
- * together experiments (backend 2.11) that let one SM's pages evict
+ * together experiments (backend 2.10) that let one SM's pages evict
  * another's in a shared level. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* The backend interface, version 2.11: the only thing probes know about a GPU.
+/* The backend interface, version 2.10: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
@@ -99,7 +99,7 @@ typedef enum {
 #define MT_CAP_EVICT    (1u << MT_KIND_EVICT)  /* since 2.9 */
 /* Not a kind: the backend runs the members of a `together` group of a
  * batch at the same time on their SMs (mt_experiment.together). */
-#define MT_CAP_TOGETHER (1u << 19) /* since 2.11 */
+#define MT_CAP_TOGETHER (1u << 19) /* since 2.10 */
 /* Not a kind (bits from 16 up are features): the backend runs experiments
  * under a requested shared-memory carveout (mt_experiment.set_carveout).
  * Which carveouts exist is mt_device_info's carveout_smem_options. */
@@ -399,7 +399,7 @@ typedef struct {
      * backend's default carveout, mt_device_info.carveout_percent. */
     int set_carveout;
     int carveout_percent;
-    /* Since 2.11 (MT_CAP_TOGETHER): experiments of one batch with the same
+    /* Since 2.10 (MT_CAP_TOGETHER): experiments of one batch with the same
      * non-zero `together` run at the same time, each on its own SM, with
      * nothing else beside them: what one SM's loads do to another's (which
      * SMs share a TLB level, docs/method.md).  Each member is a chase of
@@ -409,7 +409,7 @@ typedef struct {
      * offsets and footprints do not overlap.  Every member starts its warm-up
      * laps at the launch, then its measured loads, as if alone; a member
      * with more loads (warm-up laps included) than another goes on after
-     * it.  0 (every experiment built before 2.11): alone, as before. */
+     * it.  0 (every experiment built before 2.10): alone, as before. */
     int together;
     union {                /* the kind's own parameters (none for a chase) */
         mt_sequence seq;
@@ -562,10 +562,9 @@ typedef struct mt_backend mt_backend;
  * to the host: driver/NVML attributes, latency, bandwidth). */
 /* 9 = MT_KIND_EVICT (MT_CAP_EVICT: an L2 eviction test, a target and a
  * pool of lines read in parallel; the L2's eviction sets beyond 2 MiB). */
-/* 10 = (reserved for the speed work of session 9.) */
-/* 11 = mt_experiment.together and MT_CAP_TOGETHER: chases of chosen SMs
+/* 10 = mt_experiment.together and MT_CAP_TOGETHER: chases of chosen SMs
  * run at the same time (which SMs share a TLB level). */
-#define MT_BACKEND_API_MINOR 11
+#define MT_BACKEND_API_MINOR 10
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

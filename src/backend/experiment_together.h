@@ -10,7 +10,7 @@
  * scope); MT_OK for an experiment of no group. */
 mt_err mt_check_together(const mt_experiment *e, mt_errinfo *ei);
 /* h with the group mixed in; h itself for no group, so every hash from
- * before 2.11 stays what it was. */
+ * before 2.10 stays what it was. */
 uint64_t mt_hash_together(uint64_t h, const mt_experiment *e);
 
 #endif

@@ -393,7 +393,7 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
         nkeys = 5, expect = "\"op=O host=H peer=P bytes=Y repeats=R\" for a link experiment";
     }
     keys[nkeys] = "carveout", dst[nkeys] = &carveout;
-    /* A chase may name its together group (since backend 2.11). */
+    /* A chase may name its together group (since backend 2.10). */
     size_t nopt = 1;
     if (x->kind == MT_KIND_CHASE)
         keys[nkeys + 1] = "together", dst[nkeys + 1] = &together, nopt = 2;

@@ -143,7 +143,7 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);
-        if (x->together) /* since backend 2.11; absent = run alone */
+        if (x->together) /* since backend 2.10; absent = run alone */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%stogether=%d",
                      params[0] ? " " : "", x->together);
         for (int c = 0; c < x->n_chains; c++) {

@@ -274,7 +274,7 @@ for p in sys.argv[1:]:
     assert t1["page"]["value"] == 16 << 20 and t1["reach"]["value"] == 256 << 20, (p, t1["page"])
     assert 8 <= t1["miss_penalty"]["value"] <= 12, (p, t1["miss_penalty"])
     assert t2["entries"]["kind"] == "lower_bound" and t2["entries"]["lo"] >= 4000, (p, t2["entries"])
-    # Which SMs share the first level (backend 2.11's together chases):
+    # Which SMs share the first level (backend 2.10's together chases):
     # one per SM in the three runs of 2026-11-23 22:20 UTC.  Fixtures
     # recorded before have no groups; once re-recorded every run has it.
     g = t1.get("sms_per_group", {"kind": "none"})

@@ -2,7 +2,7 @@
 # Which SMs share a TLB level, from the command line (tlb_share.c inside
 # --tlb): on a simulated GPU whose levels are shared by groups of 2 and 8
 # SMs the report says 2 and 8, the recording keeps the together chases
-# (backend 2.11, `together=G` in experiments.csv, each pair on two SMs),
+# (backend 2.10, `together=G` in experiments.csv, each pair on two SMs),
 # and the replay gives the same findings.
 source "$(dirname "$0")/lib.sh"
 PY=${PY:-python3}
