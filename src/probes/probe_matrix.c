@@ -31,6 +31,7 @@
 #include "confidence.h"
 #include "l2_near_map.h"
 #include "latency_precision.h"
+#include "page_stride.h"
 #include "probe_internal.h"
 
 /* A cached row's chain holds at most the cache's lines / this many
@@ -128,26 +129,12 @@ static void not_measurable(mt_probe_ctx *c, int row, int col, const char *why)
     set_cell(c, row, col, &f);
 }
 
-static bool is_prime(uint64_t v)
-{
-    if (v < 2)
-        return false;
-    for (uint64_t d = 2; d * d <= v; d++)
-        if (v % d == 0)
-            return false;
-    return true;
-}
-
 /* One element per page: the page plus a few L2 lines, the stride's line
  * count made prime so that consecutive elements walk every set of a
  * modulo-indexed cache instead of piling into one. */
 static uint32_t page_stride(const matrix_run *m)
 {
-    uint64_t base = m->page_hi;
-    uint64_t lines = base / m->l2_line, q = 1;
-    while (q < 256 && !is_prime(lines + q))
-        q += 2;
-    return (uint32_t)(base + q * m->l2_line);
+    return (uint32_t)mt_page_stride(m->page_hi, m->l2_line);
 }
 
 /* The cell's value from its samples: the median, a range when its

@@ -52,6 +52,7 @@
 
 #include "confidence.h"
 #include "probe_internal.h"
+#include "page_stride.h"
 #include "tlb_probe.h"
 
 /* The first stride: twice the largest page the GPUs are documented to use
@@ -120,26 +121,12 @@ typedef struct {
     uint32_t least;     /* the stride of reach_lo */
 } tlb_cover;
 
-static bool is_prime(uint64_t v)
-{
-    if (v < 2)
-        return false;
-    for (uint64_t d = 2; d * d <= v; d++)
-        if (v % d == 0)
-            return false;
-    return true;
-}
-
 /* big plus a few L2 lines: the line count of the stride made prime, so
  * that under a modulo set index the elements walk every set (a stride that
  * shares a factor with the set count would use only some of them). */
 static uint32_t spread_stride(const tlb_run *r, uint32_t big)
 {
-    uint64_t lines = big / r->line;
-    uint64_t q = 1;
-    while (q < 256 && !is_prime(lines + q))
-        q += 2;
-    return big + (uint32_t)(q * r->line);
+    return (uint32_t)mt_page_stride(big, r->line);
 }
 
 /* Whether twice base, plus the lines spread_stride adds (fewer than 256),
