@@ -13,18 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../core/phase_times.h"
 #include "../core/text.h"
 #include "cli.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void mt_cli_progress_init(mt_cli_progress *p, const mt_probe_options *o)
 {
@@ -34,7 +27,7 @@ void mt_cli_progress_init(mt_cli_progress *p, const mt_probe_options *o)
     if (mt_probe_plan(o, order, &n, NULL) == MT_OK)
         for (size_t i = 0; i < n; i++)
             p->names[p->n++] = order[i]->name;
-    p->t0 = now_s();
+    p->t0 = mt_phase_now();
 }
 
 /* The terminal's width in columns (80 when it cannot tell). */
@@ -56,7 +49,7 @@ void mt_cli_progress_cb(void *user, const char *probe, const char *what)
             p->current = i + 1;
             break;
         }
-    double elapsed = now_s() - p->t0;
+    double elapsed = mt_phase_now() - p->t0;
     char left[48] = "";
     if (p->current > 1) {
         double per_probe = elapsed / (double)(p->current - 1);

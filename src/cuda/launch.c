@@ -12,24 +12,17 @@
 #include "../core/phase_times.h"
 #include "cuda_impl.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Waits for im->done with a time limit. */
 static mt_err wait_done(cuda_impl *im, double limit_s, mt_errinfo *ei)
 {
-    double t0 = now_s();
+    double t0 = mt_phase_now();
     for (;;) {
         cudaError_t e = cudaEventQuery(im->done);
         if (e == cudaSuccess)
             return MT_OK;
         if (e != cudaErrorNotReady)
             return mtc_cuda_err(ei, e, "cudaEventQuery(probe kernel)", __FILE__, __LINE__);
-        double waited = now_s() - t0;
+        double waited = mt_phase_now() - t0;
         if (waited > limit_s) {
             im->broken = 1;
             return mt_fail(ei, MT_ERR_TIMEOUT,

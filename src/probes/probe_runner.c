@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/phase_times.h"
 #include "interference_guard.h"
@@ -166,13 +165,6 @@ mt_err mt_probe_plan(const mt_probe_options *opt, const mt_probe_desc **order, s
     return MT_OK;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void note_thresholds(mt_probe_ctx *c)
 {
     mt_note_threshold(c, "MT_KS_ALPHA", MT_KS_ALPHA,
@@ -251,7 +243,7 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
     /* Every probe announces itself, so a progress display knows which one
      * runs even when it reports no step of its own. */
     mt_progress(c, "%s", d->summary);
-    double t0 = now_s();
+    double t0 = mt_phase_now();
     mt_err err = d->run(c);
     if (err == MT_OK) {
         declare_unmeasured(c, d);
@@ -274,10 +266,10 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
     if (mt_phase_enabled()) {
         char name[MT_PHASE_NAME_LEN];
         snprintf(name, sizeof name, "probe %s", d->name);
-        mt_phase_add(name, now_s() - t0);
+        mt_phase_add(name, mt_phase_now() - t0);
     }
     if (pt) {
-        pt->seconds += now_s() - t0;
+        pt->seconds += mt_phase_now() - t0;
         pt->experiments += c->experiments;
     }
     t->total_experiments += c->experiments;
@@ -320,7 +312,7 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
     c.ei = ei;
     c.dev = topo->dev;
     note_thresholds(&c);
-    double t0 = now_s();
+    double t0 = mt_phase_now();
     /* Interference checks (issue 7): a reference measurement before the
      * first probe and after each one; disturbed probes are re-run, and
      * what stays disturbed is degraded. */
@@ -332,15 +324,15 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
         err = mt_guard_run(&c, g, order[i], run_one);
     if (err == MT_OK)
         mt_guard_recheck(&c, g);
-    double t_derive = now_s();
+    double t_derive = mt_phase_now();
     for (const mt_derivation_desc *const *d = mt_derivation_registry; err == MT_OK && *d; d++)
         if (all_present(topo, (*d)->requires)) {
             err = (*d)->derive(topo, ei);
             mt_guard_derived(&c, g, *d);
         }
-    mt_phase_add("derivations", now_s() - t_derive);
+    mt_phase_add("derivations", mt_phase_now() - t_derive);
     mt_guard_end(&c, g);
     free(g);
-    topo->total_seconds = now_s() - t0;
+    topo->total_seconds = mt_phase_now() - t0;
     return err;
 }

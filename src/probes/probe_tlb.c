@@ -129,11 +129,11 @@ static uint32_t spread_stride(const tlb_run *r, uint32_t big)
     return (uint32_t)mt_page_stride(big, r->line);
 }
 
-/* Whether twice base, plus the lines spread_stride adds (fewer than 256),
- * still fits a chain's 32-bit stride. */
+/* Whether twice base, plus the lines spread_stride adds (fewer than
+ * MT_PAGE_STRIDE_MAX_LINES), still fits a chain's 32-bit stride. */
 static bool doubles(const tlb_run *r, uint32_t base)
 {
-    return base <= (UINT32_MAX - 256u * r->line) / 2;
+    return base <= (UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line) / 2;
 }
 
 /* Longest chain (elements) at this stride that fits the limits. */
@@ -244,7 +244,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
         }
     }
     uint64_t odd = (uint64_t)lv->base + lv->base / 2 + TLB_ODD_STRIDE_EXTRA;
-    if (odd > UINT32_MAX - 256u * r->line)
+    if (odd > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
     err = edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
@@ -269,7 +269,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
 static mt_err check_page(tlb_run *r, tlb_level *lv, uint64_t page)
 {
     uint64_t s = page + page / 2;
-    if (s > UINT32_MAX - 256u * r->line)
+    if (s > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
     bool fits = false, holds = false;
     mt_err err = edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
