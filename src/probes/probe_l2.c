@@ -297,6 +297,13 @@ static void unconfirmed_one_class(mt_probe_ctx *c, double hidden)
     mt_set(c, "l2", "latency", &f);
 }
 
+/* The doubling footprint past a capacity edge barely missed: the edge was
+ * timer outliers, not the capacity (PARTITION_EDGE_MIN_SHARE). */
+static bool edge_refuted(const mt_cap_result *r)
+{
+    return !isnan(r->share_beyond) && r->share_beyond < PARTITION_EDGE_MIN_SHARE;
+}
+
 static mt_err probe_l2(mt_probe_ctx *c)
 {
     mt_cache_state *s = &c->cs[MT_CACHE_L2];
@@ -366,7 +373,6 @@ static mt_err probe_l2(mt_probe_ctx *c)
         f = mt_find_value(sp.spacing_bytes, "B", MT_SRC_MEASURED, "pchase-fine-cold miss-spacing",
                           sp.support, "%zu cold misses to DRAM, %.0f%% of gaps equal",
                           sp.n_misses, 100 * sp.support);
-        mt_note_spacing_halved(&f, &sp);
         mt_set(c, "l2", "sector", &f);
     } else {
         unconfirmed_one_class(c, hidden);
@@ -396,16 +402,14 @@ static mt_err probe_l2(mt_probe_ctx *c)
      * on once from that footprint, which the doubling had not found to be
      * the edge, and its edge stands if the footprint beyond it confirms. */
     uint64_t refuted = 0;
-    if (small.kind == MT_FIND_VALUE && !isnan(small.share_beyond) &&
-        small.share_beyond < PARTITION_EDGE_MIN_SHARE && 2 * small.hi < q.limit) {
+    if (small.kind == MT_FIND_VALUE && edge_refuted(&small) && 2 * small.hi < q.limit) {
         mt_cap_request again = q;
         again.start = mt_round_down(2 * small.hi, s->sector);
         mt_cap_result next;
         mt_progress(c, "L2 capacity one SM can use, beyond a refuted edge");
         if ((err = mt_capacity_search(c, &again, &next)) != MT_OK)
             return err;
-        if (next.kind == MT_FIND_VALUE &&
-            (isnan(next.share_beyond) || next.share_beyond >= PARTITION_EDGE_MIN_SHARE)) {
+        if (next.kind == MT_FIND_VALUE && !edge_refuted(&next)) {
             refuted = small.lo;
             small = next;
         }
@@ -434,8 +438,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
     if (refuted)
         mt_finding_append_note(&f, "searched on past an edge at %llu B that twice the "
                                "footprint refuted", (unsigned long long)refuted);
-    if (f.kind == MT_FIND_VALUE && !isnan(small.share_beyond) &&
-        small.share_beyond < PARTITION_EDGE_MIN_SHARE) {
+    if (f.kind == MT_FIND_VALUE && edge_refuted(&small)) {
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
                          "but only %.1f%% of the loads of a chain twice as large miss: no capacity "
                          "edge, the first misses were outliers",
