@@ -320,10 +320,17 @@ static double level_conf(const tlb_level *lv)
     return !lv->checked ? TLB_CONF_UNCHECKED : lv->confirmed ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT;
 }
 
-static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk, uint64_t page)
+static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk, uint64_t page,
+                      double first_conf)
 {
     const char *key = level_key[d];
     double conf = level_conf(lv);
+    /* A level beyond an untrusted first one is no surer than it: a
+     * set-associative first level overflowing set by set shows further
+     * small steps past its median edge, which the doubling takes for
+     * levels. */
+    if (d > 0 && first_conf < MT_CONF_TRUSTED && conf > first_conf)
+        conf = first_conf;
     /* Neither check ruled out elements sharing pages (a page above the
      * stride): then only some of them miss, and the step and its edge are
      * a share of a level's, not one.  Page above the stride: the same, for
@@ -338,6 +345,11 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                                  "longest chain of one element per page whose elements kept their "
                                  "latency; one more element added %.1f cycles to them",
                                  lv->step);
+    if (lv->sets)
+        mt_finding_append_note(&f, "set-associative: %llu sets of %llu ways (%llu + 1 pages one "
+                               "set apart thrash at the %u B stride; tlb_sets.c)",
+                               (unsigned long long)lv->sets, (unsigned long long)lv->ways,
+                               (unsigned long long)lv->ways, lv->base);
     if (lv->checked && !lv->confirmed)
         mt_finding_append_note(&f, "the edge moved at twice or 1.5x the %u B stride, or at 1.5 "
                                "pages: elements share pages, a set-associative level, or not "
@@ -371,13 +383,15 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
     }
 }
 
-static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
+static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf, bool sets)
 {
     mt_finding f;
     switch (pk) {
     case PAGE_VALUE:
         f = mt_find_value((double)page, "B", MT_SRC_MEASURED, "pchase-fine paired", conf,
-                          "a chain of 1.5x the entries fits from a stride of half this on");
+                          sets ? "the ways + 1 pages of one set fit from a step of the ways' "
+                                 "share of this on (tlb_sets.c)"
+                               : "a chain of 1.5x the entries fits from a stride of half this on");
         break;
     case PAGE_ABOVE:
         f = mt_find_bound((double)page, "B", "pchase-fine paired", conf,
@@ -553,18 +567,47 @@ static mt_err tlb(mt_probe_ctx *c)
         if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED &&
             (err = check_page(&r, &lv[0], page)) != MT_OK)
             return err;
+        /* An edge that moved at twice, at the odd stride or at 1.5 pages:
+         * maybe a set-associative level met at strides of whole multiples
+         * of its sets, whose one-set pattern gives the page and the sets
+         * (tlb_sets.c; a pattern that makes no such geometry leaves the
+         * level as it was). */
+        if (level_conf(&lv[0]) < MT_CONF_TRUSTED) {
+            uint64_t set_page_found = 0;
+            mt_progress(c, "TLB: sets of level 1");
+            if ((err = mt_tlb_sets_probe(&r, &lv[0], &set_page_found)) != MT_OK)
+                return err;
+            if (set_page_found) {
+                pk = PAGE_VALUE;
+                page = set_page_found;
+            }
+        }
+        /* The ways need the entries and the page, and trusted ones.  For
+         * a level the one-set pattern resolved, Mei's test at strides of
+         * entries / w pages is an independent check of its ways: one that
+         * disagrees leaves the whole level at 0.3. */
+        if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
+            mt_progress(c, "TLB: ways");
+            uint64_t ways = 0;
+            if ((err = mt_tlb_ways(&r, &lv[0], page, &ways)) != MT_OK)
+                return err;
+            if (lv[0].sets && ways != lv[0].ways) {
+                lv[0].confirmed = false;
+                mt_finding f = mt_find_value((double)lv[0].ways, "count", MT_SRC_MEASURED,
+                                             "pchase-fine paired", MT_CONF_INCONSISTENT,
+                                             "the edge at strides of whole multiples of the "
+                                             "sets; the test at entries / w pages found %llu",
+                                             (unsigned long long)ways);
+                mt_set(c, "tlb1", "ways", &f);
+            }
+        }
         /* The page rests on the first level's edge: no surer than it.  A
          * page above the level's stride is no surer than the level's other
          * findings then are (set_level: MT_CONF_INCONSISTENT): the scan
          * fitting at once may as well be a set-associative level's
          * elements spreading over more sets at the smaller stride. */
-        set_page(c, pk, page, pk == PAGE_ABOVE ? MT_CONF_INCONSISTENT : level_conf(&lv[0]));
-        /* The ways need the entries and the page, and trusted ones. */
-        if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
-            mt_progress(c, "TLB: ways");
-            if ((err = mt_tlb_ways(&r, &lv[0], page)) != MT_OK)
-                return err;
-        }
+        set_page(c, pk, page, pk == PAGE_ABOVE ? MT_CONF_INCONSISTENT : level_conf(&lv[0]),
+                 lv[0].sets != 0);
     }
     /* With the page known, a stride of one page (and a few lines) still
      * gives every element a page of its own, and fits more of them in the
@@ -573,18 +616,27 @@ static mt_err tlb(mt_probe_ctx *c)
     if (nlev > 0 && lv[0].base != TLB_BIG_STRIDE)
         bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
     if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
-        if ((err = doubling(&r, (uint32_t)page, &n, lv, &nlev)))
+        /* A set-associative first level met at its sets' span held only
+         * its ways there: at one page per element it holds its entries, so
+         * the doubling starts beyond them (both chains overflow it). */
+        uint64_t start = lv[0].sets && n < 2 * lv[0].lo ? 2 * lv[0].lo : n;
+        uint64_t m = start;
+        if ((err = doubling(&r, (uint32_t)page, &m, lv, &nlev)))
             return err;
-        bound_n = n;
+        if (m > start || !lv[0].sets)
+            bound_n = n = m;
     }
     for (int d = 0; d < nlev; d++)
-        set_level(c, d, &lv[d], pk, page);
+        set_level(c, d, &lv[d], pk, page, level_conf(&lv[0]));
     /* 5. Which SMs share each trusted level (tlb_share.c), at the stride it
      * was found at: a page of its own per element (the page at most it). */
     for (int d = 0; d < nlev && pk == PAGE_VALUE; d++)
         if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base) {
             mt_progress(c, "TLB: which SMs share level %d", d + 1);
-            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, lv[d].base))))
+            /* A set-associative level at one page per element: its sets'
+             * span would put every element into one set. */
+            uint32_t base = lv[d].sets ? (uint32_t)page : lv[d].base;
+            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, base))))
                 return err;
         }
     /* The first level not found holds every chain tried. */

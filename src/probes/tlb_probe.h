@@ -15,6 +15,7 @@ typedef struct {
     uint32_t base;      /* the stride it was found at, before the added lines */
     bool confirmed;     /* the edge held at twice that stride */
     bool checked;       /* the confirming chains fitted the limits */
+    uint64_t sets, ways; /* a set-associative level resolved by tlb_sets.c (sets 0: not) */
 } tlb_level;
 
 typedef struct {
@@ -48,7 +49,14 @@ bool mt_tlb_is_step(const mt_paired_shift *s);
 mt_err mt_tlb_sharing(tlb_run *r, const char *key, const tlb_level *lv, uint32_t stride);
 
 /* The first level's ways (finding tlb1.ways), once its entries (lv->lo)
- * and the page are known: tlb_ways.c. */
-mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page);
+ * and the page are known: tlb_ways.c.  *ways: the value found (0 when the
+ * finding is a range, a bound or nothing). */
+mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page, uint64_t *ways);
+
+/* A first level whose edge moved at one of its checks, read as a set-associative level met at strides of whole multiples
+ * of its sets (tlb_sets.c): on success lv->lo becomes the entries, lv->sets
+ * and lv->ways the geometry, the edge confirmed, and *page the page; else
+ * *page = 0 and lv is untouched. */
+mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page);
 
 #endif
