@@ -182,7 +182,7 @@ bool mt_tlb_is_step(const mt_paired_shift *s)
 /* The last element count at which level lv still fits, between lv->lo (fits)
  * and lv->hi (overflows): most elements of a longer chain get half the
  * step or more once it overflows. */
-static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
+mt_err mt_tlb_bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
 {
     uint64_t ref = lv->lo;
     while (lv->hi - lv->lo > 1) {
@@ -429,7 +429,7 @@ static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, in
             *l = (tlb_level){.lo = *n, .hi = next, .step = s.shift, .se = s.se, .base = base};
             mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
                         (unsigned long long)l->lo, (unsigned long long)l->hi);
-            if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
+            if ((err = mt_tlb_bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
                 return err;
         }
         *n = next;
@@ -494,6 +494,57 @@ static mt_err climb(tlb_run *r, tlb_level *lv, int *nlev, uint64_t *n, tlb_cover
     *nlev = nkept;
     *n = kept_n;
     return MT_OK;
+}
+
+/* A level the one-set pattern resolved, against Mei's ways test (the
+ * tlb1.ways finding mt_tlb_ways left): the same ways, or a range or bound
+ * holding them, keep the level; Mei's value at the lower of two readings
+ * (two sets of half the ways) settles them; anything else leaves the whole
+ * level at 0.3 with both values in the note. */
+static void set_ways_checked(mt_probe_ctx *c, tlb_level *lv)
+{
+    const mt_finding *m = mt_get(c, "tlb1", "ways");
+    double w = (double)lv->ways;
+    if (m->kind == MT_FIND_VALUE && lv->ways_lo && m->value == (double)lv->ways_lo) {
+        lv->sets *= 2;
+        lv->ways = lv->ways_lo;
+        lv->ways_lo = 0;
+        return;
+    }
+    if (m->kind == MT_FIND_VALUE && m->value == w && !lv->ways_lo)
+        return;
+    bool holds = m->kind == MT_FIND_NONE ||
+                 (m->kind == MT_FIND_VALUE && lv->ways_lo && m->value == w) ||
+                 (m->kind == MT_FIND_RANGE && m->lo <= w && (double)lv->ways_lo <= m->hi) ||
+                 (m->kind == MT_FIND_LOWER_BOUND && m->lo < w);
+    char mei[96] = "nothing";
+    if (m->kind == MT_FIND_VALUE)
+        snprintf(mei, sizeof mei, "%.0f", m->value);
+    else if (m->kind == MT_FIND_RANGE)
+        snprintf(mei, sizeof mei, "%.0f to %.0f", m->lo, m->hi);
+    else if (m->kind == MT_FIND_LOWER_BOUND)
+        snprintf(mei, sizeof mei, "more than %.0f", m->lo);
+    mt_finding f;
+    if (!holds) {
+        lv->confirmed = false;
+        f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_INCONSISTENT,
+                          "the edge at strides of whole multiples of the sets; the test at "
+                          "entries / w pages found %s", mei);
+    } else if (!lv->ways_lo) {
+        f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_AGG_MIXED,
+                          "%.0f pages one set apart (the %u B stride) fit and every one of "
+                          "%.0f stepped; the test at entries / w pages found %s",
+                          w, lv->base, w + 1, mei);
+    } else {
+        f = mt_find_range((double)lv->ways_lo, w, "count", "pchase-fine paired",
+                          MT_CONF_AGG_MIXED,
+                          "%.0f pages %u B apart fit and %.0f thrash, but not every one of "
+                          "them stepped: one set of %.0f ways, or two of %llu (the sets' span "
+                          "twice the stride, beyond a chain's 32-bit stride); the test at "
+                          "entries / w pages found %s",
+                          w, lv->base, w + 1, w, (unsigned long long)lv->ways_lo, mei);
+    }
+    mt_set(c, "tlb1", "ways", &f);
 }
 
 static mt_err tlb(mt_probe_ctx *c)
@@ -573,33 +624,39 @@ static mt_err tlb(mt_probe_ctx *c)
          * (tlb_sets.c; a pattern that makes no such geometry leaves the
          * level as it was). */
         if (level_conf(&lv[0]) < MT_CONF_TRUSTED) {
+            /* The one-set stride first (tlb_sets.c): the strides the
+             * level was met at spread its elements over sets by the L2
+             * lines they add, so its pattern is read where one line per
+             * element keeps every one on its place's page. */
+            tlb_level one = lv[0];
+            bool found = false;
             uint64_t set_page_found = 0;
             mt_progress(c, "TLB: sets of level 1");
-            if ((err = mt_tlb_sets_probe(&r, &lv[0], &set_page_found)) != MT_OK)
+            if ((err = mt_tlb_sets_climb(&r, &one, &found)) != MT_OK)
+                return err;
+            if (found && (err = mt_tlb_sets_probe(&r, &one, &set_page_found)) != MT_OK)
                 return err;
             if (set_page_found) {
+                /* The levels past the first that the big stride showed
+                 * were its sets overflowing one by one: the doubling at
+                 * one page per element looks for the next level again. */
+                lv[0] = one;
+                nlev = 1;
                 pk = PAGE_VALUE;
                 page = set_page_found;
             }
         }
         /* The ways need the entries and the page, and trusted ones.  For
          * a level the one-set pattern resolved, Mei's test at strides of
-         * entries / w pages is an independent check of its ways: one that
-         * disagrees leaves the whole level at 0.3. */
+         * entries / w pages is an independent check of its ways
+         * (set_ways_checked). */
         if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
             mt_progress(c, "TLB: ways");
             uint64_t ways = 0;
             if ((err = mt_tlb_ways(&r, &lv[0], page, &ways)) != MT_OK)
                 return err;
-            if (lv[0].sets && ways != lv[0].ways) {
-                lv[0].confirmed = false;
-                mt_finding f = mt_find_value((double)lv[0].ways, "count", MT_SRC_MEASURED,
-                                             "pchase-fine paired", MT_CONF_INCONSISTENT,
-                                             "the edge at strides of whole multiples of the "
-                                             "sets; the test at entries / w pages found %llu",
-                                             (unsigned long long)ways);
-                mt_set(c, "tlb1", "ways", &f);
-            }
+            if (lv[0].sets)
+                set_ways_checked(c, &lv[0]);
         }
         /* The page rests on the first level's edge: no surer than it.  A
          * page above the level's stride is no surer than the level's other

@@ -23,8 +23,92 @@
 /* Thrashes seen below the band before the scan stops: the first one fixes
  * the page, the second checks it is the floor, not a stray step. */
 #define TLB_SETS_FLOOR_SEEN 2
+/* The set climb's first stride: the TLB probe's first (4 MiB); a level
+ * whose sets' span is below it puts its elements into one set there. */
+#define TLB_SETS_CLIMB_FROM (4ull << 20)
 /* Strides of the scan at most (from T / 2 to TLB_SETS_MIN_H: 2^31 / 2^6). */
 #define TLB_SETS_MAX_STEPS 26
+/* The set climb's longest chain: twice the simulator's most ways (64), so
+ * a set of up to 64 ways shows its edge; 128 elements one L2 line apart
+ * drift 16 KiB, within the smallest page the simulator allows (64 KiB),
+ * so every element stays on its place's page. */
+#define TLB_SETS_CLIMB_CHAIN 128u
+/* Share of the W + 1 elements at the top stride that must step for them
+ * to be one set: all of them do (W + 1 of W + 1), while at half the sets'
+ * span (two sets of W ways holding 2W) only W + 1 of 2W + 1 do; 0.9
+ * leaves room for the noise of the smallest penalties. */
+#define TLB_SETS_ONE_SET_SHARE 0.9
+
+/* The edge at stride t (plus one L2 line per element): chains of 1, 2,
+ * 4 ... up to TLB_SETS_CLIMB_CHAIN elements, each against the one of half
+ * as many, the first step's edge by bisection.  *e = 0: no step. */
+static mt_err edge_at(tlb_run *r, uint64_t t, tlb_level *out, uint64_t *e)
+{
+    uint32_t stride = (uint32_t)(t + r->line);
+    *e = 0;
+    for (uint64_t n = 1; 2 * n <= TLB_SETS_CLIMB_CHAIN; n *= 2) {
+        if (2 * n > mt_tlb_max_elements(r, stride))
+            return MT_OK;
+        mt_progress(r->c, "TLB: set climb, %llu against %llu pages %llu B apart",
+                    (unsigned long long)(2 * n), (unsigned long long)n, (unsigned long long)t);
+        mt_paired_shift s;
+        mt_err err = mt_tlb_shift_of(r, n, 2 * n, stride, &s);
+        if (err != MT_OK)
+            return err;
+        if (mt_tlb_is_step(&s)) {
+            *out = (tlb_level){.lo = n, .hi = 2 * n, .step = s.shift, .se = s.se,
+                               .base = (uint32_t)t};
+            if ((err = mt_tlb_bisect(r, out, stride)) != MT_OK)
+                return err;
+            *e = out->lo;
+            return MT_OK;
+        }
+    }
+    return MT_OK;
+}
+
+mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
+{
+    *found = false;
+    tlb_level cur = {0}, next = {0};
+    uint64_t e = 0, e2 = 0;
+    for (uint64_t t = TLB_SETS_CLIMB_FROM; t + t / 2 + r->line <= UINT32_MAX; t *= 2) {
+        mt_err err = e ? MT_OK : edge_at(r, t, &cur, &e);
+        if (err == MT_OK && e && 2 * t + r->line <= UINT32_MAX)
+            err = edge_at(r, 2 * t, &next, &e2);
+        if (err == MT_ERR_REPLAY) { /* a recording made before this step */
+            r->c->ei->msg[0] = '\0';
+            return MT_OK;
+        }
+        if (err != MT_OK)
+            return err;
+        if (!e)
+            continue;
+        bool top = 2 * t + r->line > UINT32_MAX || !e2;
+        if (top || e2 == e) {
+            /* One set at t (the edge held at twice it), or the top stride,
+             * where the share of W + 1 elements stepping tells one set
+             * (all) from two (W + 1 of 2W + 1). */
+            cur.twice_run = !top;
+            cur.twice_held = !top;
+            if (top) {
+                mt_paired_shift s;
+                err = mt_tlb_shift_of(r, e, e + 1, (uint32_t)(t + r->line), &s);
+                if (err != MT_OK)
+                    return err;
+                cur.twice_held = s.share_up >= TLB_SETS_ONE_SET_SHARE;
+            }
+            cur.checked = true;
+            cur.confirmed = false;
+            *lv = cur;
+            *found = true;
+            return MT_OK;
+        }
+        cur = next;
+        e = e2;
+    }
+    return MT_OK;
+}
 
 mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page)
 {
@@ -66,6 +150,10 @@ mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page)
         return MT_OK;
     lv->sets = g.sets;
     lv->ways = ways;
+    /* Not shown to be one set (the top stride, whose W + 1 elements did
+     * not all step): maybe two sets of half the ways each, with the same
+     * entries and page (the pattern scales both alike). */
+    lv->ways_lo = lv->twice_held || ways < 2 ? 0 : ways / 2;
     lv->lo = g.entries;
     lv->checked = true;
     lv->confirmed = true;
