@@ -340,16 +340,28 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
         conf = TLB_CONF_PAGE_ASSUMED;
     if (pk == PAGE_ABOVE)
         conf = MT_CONF_INCONSISTENT;
-    mt_finding f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired",
-                                 conf,
-                                 "longest chain of one element per page whose elements kept their "
-                                 "latency; one more element added %.1f cycles to them",
-                                 lv->step);
+    mt_finding f;
     if (lv->sets)
-        mt_finding_append_note(&f, "set-associative: %llu sets of %llu ways (%llu + 1 pages one "
-                               "set apart thrash at the %u B stride; tlb_sets.c)",
-                               (unsigned long long)lv->sets, (unsigned long long)lv->ways,
-                               (unsigned long long)lv->ways, lv->base);
+        f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
+                          "set-associative: %llu sets of %llu ways (%llu + 1 pages one set apart, "
+                          "at the %u B stride, thrash; the sets from the strides that spread "
+                          "them, tlb_sets.c); one more page added %.1f cycles to them",
+                          (unsigned long long)lv->sets, (unsigned long long)lv->ways,
+                          (unsigned long long)lv->ways, lv->base, lv->step);
+    else
+        f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
+                          "longest chain of one element per page whose elements kept their "
+                          "latency; one more element added %.1f cycles to them",
+                          lv->step);
+    if (lv->ways_lo)
+        mt_finding_append_note(&f, "or %llu sets of %llu ways: the same entries",
+                               (unsigned long long)(2 * lv->sets),
+                               (unsigned long long)lv->ways_lo);
+    if (lv->sets_top)
+        mt_finding_append_note(&f, "strides up to %u B (one L2 line added per element) found no "
+                               "one-set pattern: a set-associative level whose sets span more "
+                               "than a chain's 32-bit stride, or not set-associative",
+                               lv->sets_top);
     if (lv->checked && !lv->confirmed)
         mt_finding_append_note(&f, "the edge moved at twice or 1.5x the %u B stride, or at 1.5 "
                                "pages: elements share pages, a set-associative level, or not "
@@ -644,6 +656,8 @@ static mt_err tlb(mt_probe_ctx *c)
                 nlev = 1;
                 pk = PAGE_VALUE;
                 page = set_page_found;
+            } else if (found) {
+                lv[0].sets_top = one.base;
             }
         }
         /* The ways need the entries and the page, and trusted ones.  For

@@ -19,6 +19,7 @@ typedef struct {
     bool twice_held;    /* ... and the edge held there */
     uint64_t sets, ways; /* a set-associative level resolved by tlb_sets.c (sets 0: not) */
     uint64_t ways_lo;   /* tlb_sets.c: ways may be as few as this (twice the sets), 0: exact */
+    uint32_t sets_top;  /* the set climb's last stride when its pattern made no geometry */
 } tlb_level;
 
 typedef struct {

@@ -70,6 +70,12 @@ static mt_err edge_at(tlb_run *r, uint64_t t, tlb_level *out, uint64_t *e)
 mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
 {
     *found = false;
+    mt_note_threshold(r->c, "TLB_SETS_CLIMB_CHAIN", TLB_SETS_CLIMB_CHAIN,
+                      "TLB sets: longest chain of the set climb (twice the most ways sought)");
+    mt_note_threshold(r->c, "TLB_SETS_ONE_SET_SHARE", TLB_SETS_ONE_SET_SHARE,
+                      "TLB sets: share of W + 1 elements stepping that makes them one set");
+    mt_note_threshold(r->c, "TLB_SETS_MIN_H", TLB_SETS_MIN_H,
+                      "TLB sets: smallest step (B) of the one-set pattern's scan");
     tlb_level cur = {0}, next = {0};
     uint64_t e = 0, e2 = 0;
     for (uint64_t t = TLB_SETS_CLIMB_FROM; t + t / 2 + r->line <= UINT32_MAX; t *= 2) {
