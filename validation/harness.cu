@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -172,4 +173,30 @@ void mtv_occupancy_config(const mtv_device *d, unsigned warps_per_sm, mtv_config
         cfg->dyn_smem = 0;
         cfg->carveout_pct = -1;
     }
+}
+
+uint32_t mtv_host_sum_u32(size_t n, uint64_t seed, uint32_t mask)
+{
+    struct memo {
+        size_t n;
+        uint64_t seed;
+        uint32_t mask, sum;
+    };
+    static std::vector<memo> done;
+    for (const memo &m : done)
+        if (m.n == n && m.seed == seed && m.mask == mask)
+            return m.sum;
+    uint32_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += mtv_hash(i ^ seed) & mask;
+    done.push_back(memo{n, seed, mask, sum});
+    return sum;
+}
+
+bool mtv_mismatch(std::string *why, const std::string &what, double got, double want)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, ": got %.10g, want %.10g", got, want);
+    *why = what + buf;
+    return false;
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 /* What the cases size themselves from: the GPU at hand. */
 struct mtv_device {
@@ -138,5 +139,40 @@ unsigned mtv_full_grid(const mtv_device *d, unsigned threads);
  * limit then keeps from doubling up.  Fails when the device cannot run
  * that many warps on an SM. */
 void mtv_occupancy_config(const mtv_device *d, unsigned warps_per_sm, mtv_config *cfg);
+
+/* The wrapped 32-bit sum of mtv_hash(i ^ seed) & mask over i < n,
+ * computed once per (n, seed, mask) on the host: the reference of the
+ * streams and reductions that read a whole fill. */
+uint32_t mtv_host_sum_u32(size_t n, uint64_t seed, uint32_t mask);
+
+template <class T> std::vector<T> mtv_download(const T *dev, size_t n)
+{
+    std::vector<T> h(n);
+    MTV_CHECK(cudaMemcpy(h.data(), dev, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/* A case's state is a struct with an mtv_buffers member `mem`.  Setup
+ * bodies run under mtv_setup_guarded, which frees the state when they
+ * throw; mtv_teardown_state<S> is every such case's teardown. */
+template <class S, class F> void *mtv_setup_guarded(S *st, F &&body)
+{
+    try {
+        body();
+    } catch (...) {
+        mtv_free_all(&st->mem);
+        delete st;
+        throw;
+    }
+    return st;
+}
+template <class S> void mtv_teardown_state(void *state)
+{
+    S *st = (S *)state;
+    mtv_free_all(&st->mem);
+    delete st;
+}
+/* A mismatch message: "what: got G, want W". */
+bool mtv_mismatch(std::string *why, const std::string &what, double got, double want);
 
 #endif

@@ -1,5 +1,7 @@
 /* mtval: the validation suite's driver (validation/README.md).
  *
+ *   mtval --names                         name, group, kernel, description
+ *                                         of every case (no GPU needed)
  *   mtval --list                          cases.tsv on stdout
  *   mtval --time [--runs N] [--case NAME]...   times.tsv on stdout
  *   mtval --profile [--case NAME]...      each case launched once, in list
@@ -32,7 +34,7 @@
 #define DEFAULT_RUNS 25
 #define MAX_RUNS 10000
 
-enum mode { MODE_NONE, MODE_LIST, MODE_TIME, MODE_PROFILE, MODE_VERIFY };
+enum mode { MODE_NONE, MODE_NAMES, MODE_LIST, MODE_TIME, MODE_PROFILE, MODE_VERIFY };
 
 struct options {
     mode m = MODE_NONE;
@@ -42,7 +44,7 @@ struct options {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mtval --list | --time [--runs N] [--case NAME]... | "
+    fprintf(f, "usage: mtval --names | --list | --time [--runs N] [--case NAME]... | "
                "--profile [--case NAME]... | --verify [--case NAME]...\n");
 }
 
@@ -50,7 +52,7 @@ static bool parse_args(int argc, char **argv, options *o)
 {
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        mode m = a == "--list" ? MODE_LIST : a == "--time" ? MODE_TIME
+        mode m = a == "--names" ? MODE_NAMES : a == "--list" ? MODE_LIST : a == "--time" ? MODE_TIME
                : a == "--profile" ? MODE_PROFILE : a == "--verify" ? MODE_VERIFY : MODE_NONE;
         if (m != MODE_NONE) {
             if (o->m != MODE_NONE) {
@@ -83,8 +85,8 @@ static bool parse_args(int argc, char **argv, options *o)
         fprintf(stderr, "mtval: no mode given\n");
         return false;
     }
-    if (o->m == MODE_LIST && !o->only.empty()) {
-        fprintf(stderr, "mtval: --list takes no --case\n");
+    if ((o->m == MODE_LIST || o->m == MODE_NAMES) && !o->only.empty()) {
+        fprintf(stderr, "mtval: --list and --names take no --case\n");
         return false;
     }
     return true;
@@ -282,6 +284,11 @@ int main(int argc, char **argv)
     std::vector<const mtv_case *> cases;
     if (!select_cases(o, &cases))
         return 2;
+    if (o.m == MODE_NAMES) {
+        for (const mtv_case *c : cases)
+            printf("%s\t%s\t%s\t%s\n", c->name, c->group, c->kernel, c->description);
+        return 0;
+    }
     mtv_device dev = {};
     cudaStream_t s = nullptr;
     mtv_flush flush = {};

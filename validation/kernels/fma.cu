@@ -7,8 +7,6 @@
 #include "../harness.h"
 
 #include <cmath>
-#include <cstdio>
-#include <vector>
 
 /* x <- x*a + b converges to b/(1-a) without overflow or denormals, so the
  * host reproduces every value exactly with fmaf. */
@@ -66,18 +64,13 @@ static void *fma_setup(const mtv_case *c, const mtv_device *d, mtv_config *cfg)
     fma_state *st = new fma_state();
     st->ilp = (int)c->p[0];
     st->iters = (int)c->p[2];
-    try {
+    return mtv_setup_guarded(st, [&] {
         mtv_occupancy_config(d, (unsigned)c->p[1], cfg);
         st->threads = cfg->grid.x * cfg->block.x;
         st->out = (float *)mtv_alloc(&st->mem, st->threads * sizeof(float));
         mtv_kernel_attrs(kernel_for(st->ilp), cfg);
-    } catch (...) {
-        mtv_free_all(&st->mem);
-        delete st;
-        throw;
-    }
-    cfg->footprint_bytes = 0;
-    return st;
+        cfg->footprint_bytes = 0;
+    });
 }
 
 static void fma_launch(void *state, const mtv_config *cfg, cudaStream_t s)
@@ -95,8 +88,7 @@ static void fma_launch(void *state, const mtv_config *cfg, cudaStream_t s)
 static bool fma_verify(void *state, std::string *why)
 {
     fma_state *st = (fma_state *)state;
-    std::vector<float> got(st->threads);
-    MTV_CHECK(cudaMemcpy(got.data(), st->out, st->threads * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<float> got = mtv_download(st->out, st->threads);
     for (unsigned k = 0; k < FMA_SAMPLES; k++) {
         unsigned tid = (unsigned)((uint64_t)k * (st->threads - 1) / (FMA_SAMPLES - 1));
         float sum = 0.0f;
@@ -106,21 +98,10 @@ static bool fma_verify(void *state, std::string *why)
                 x = fmaf(x, FMA_A, FMA_B);
             sum += x;
         }
-        if (got[tid] != sum) {
-            char buf[128];
-            snprintf(buf, sizeof buf, "thread %u: %.9g, the host says %.9g", tid, got[tid], sum);
-            *why = buf;
-            return false;
-        }
+        if (got[tid] != sum)
+            return mtv_mismatch(why, "thread " + std::to_string(tid), got[tid], sum);
     }
     return true;
-}
-
-static void fma_teardown(void *state)
-{
-    fma_state *st = (fma_state *)state;
-    mtv_free_all(&st->mem);
-    delete st;
 }
 
 /* 32768 FMAs per chain: 0.07 ms for one warp per SM at ILP 1 (4-cycle
@@ -128,7 +109,7 @@ static void fma_teardown(void *state)
 #define FMA_ITERS 32768
 #define FMA_CASE(ident, ilp, warps, desc)                                                       \
     MTV_CASE(ident, "synthetic", "fma_chain", desc, ilp, warps, FMA_ITERS, fma_setup, fma_launch, \
-             fma_verify, fma_teardown)
+             fma_verify, mtv_teardown_state<fma_state>)
 
 FMA_CASE(fma_ilp1_w1, 1, 1, "dependent FMA chain, ILP 1, 1 warp per SM (latency-bound)");
 FMA_CASE(fma_ilp1_w2, 1, 2, "dependent FMA chain, ILP 1, 2 warps per SM");
