@@ -7,27 +7,31 @@
                                           exactly the tables `table` prints
     li_study.py plotdata DIR OUTDIR       the data files validation/li_plots.gp draws
 
-DIR holds cases.tsv (mtval --list, li cases only), times.tsv (mtval --time),
-ncu-raw.csv.xz (ncu --set full --csv --page raw, one row per case in list
-order) and optionally model-winners.tsv (family, predicted winner: what
-`memtopo model` predicts; without it the model column stays empty).  REPORT
-is memtopo's carveout report (default: the H100 fixture), whose L1 size at
-each shared-memory configuration is printed beside the configuration ncu
-says the launch got.
+DIR is a validation-suite fixture (tests/fixtures/model/README.md) of li
+cases; tests/sh/check_model_fixture.py's checks run first (every case
+verified, timed at least 20 times at a recorded clock, one ncu row of its
+own kernel, in order).  DIR may hold model-winners.tsv (family, predicted
+winner: what `memtopo model` predicts; without it the model column stays
+empty).  REPORT (default DIR/report.json) is memtopo's carveout report,
+whose L1 size at each shared-memory configuration is printed beside the
+configuration ncu says the launch got.
 
 Exit status: 0 ok; 1 the fixture is malformed or DOC differs (one line on
 stderr says where); 2 bad usage or an unreadable file.
 """
 import csv
+import importlib.util
 import json
 import lzma
 import os
 import sys
 
-DEFAULT_REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fixtures',
-                              'h100-sxm5-2', 'report-carveout.json')
-# issue 12: a time is the median of at least 20 runs
-MIN_RUNS = 20
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The fixture checks are the suite's (one copy): loaded from tests/sh.
+_spec = importlib.util.spec_from_file_location(
+    'check_model_fixture', os.path.join(HERE, '..', 'tests', 'sh', 'check_model_fixture.py'))
+fixture_check = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fixture_check)
 BEGIN, END = '<!-- li-table begin: validation/li_study.py table -->', '<!-- li-table end -->'
 LIMITS = ['blocks', 'registers', 'shared_mem', 'warps', 'barriers']
 METRICS = {
@@ -42,8 +46,9 @@ METRICS = {
     'l2sectors': 'lts__t_sectors.sum',   # 32-byte sectors handled by the L2
     'dramread': 'dram__bytes_read.sum',
     'dramwrite': 'dram__bytes_write.sum',
-    'ncu_ns': 'gpu__time_duration.sum',
+    'l1busy': 'l1tex__throughput.avg.pct_of_peak_sustained_active',
 }
+STALL = 'smsp__pcsamp_warps_issue_stalled_'
 
 
 class Bad(Exception):
@@ -97,40 +102,36 @@ def family_of(name):
 
 
 def load(d):
-    cases = read_tsv(os.path.join(d, 'cases.tsv'))
+    try:
+        cases = fixture_check.check_cases(d)
+        fixture_check.check_times(d, cases)
+        fixture_check.check_ncu_raw(d, cases)
+    except (ValueError, KeyError, IndexError) as e:
+        raise Bad(f'{d}: {e}')
     times = {r['name']: r for r in read_tsv(os.path.join(d, 'times.tsv'))}
     ncu = read_ncu(os.path.join(d, 'ncu-raw.csv.xz'))
-    if not cases:
-        raise Bad(f'{d}/cases.tsv: no cases')
-    if len(ncu) != len(cases):
-        raise Bad(f'{d}: {len(cases)} cases but {len(ncu)} ncu rows')
     out = []
     for c, n in zip(cases, ncu):
         name = c['name']
         if not name.startswith('li_') or c['group'] != 'li':
             raise Bad(f'{name}: not a case of group li')
-        if not n['Kernel Name'].startswith(c['kernel'] + '('):
-            raise Bad(f'{name}: ncu row is {n["Kernel Name"][:40]}, not kernel {c["kernel"]}')
-        t = times.get(name)
-        if t is None:
-            raise Bad(f'{name}: no times row')
-        if t['verify'] != 'ok':
-            raise Bad(f'{name}: verify={t["verify"]}')
-        if int(t['runs']) < MIN_RUNS:
-            raise Bad(f'{name}: {t["runs"]} runs, fewer than {MIN_RUNS}')
-        for clk in ('sm_clock_mhz', 'mem_clock_mhz'):
-            if int(t[clk]) <= 0:
-                raise Bad(f'{name}: {clk} not recorded')
+        t = times[name]
         m = {k: num(n.get(v), f'{name}: {v}') for k, v in METRICS.items()}
         limits = {k: int(num(n.get('launch__occupancy_limit_' + k), f'{name}: limit {k}')) for k in LIMITS}
         low = min(limits.values())
+        # the stall reason ncu's PC sampling saw most often (the warp state
+        # sampled; "selected" is a warp issuing, not stalled)
+        stalls = {k[len(STALL):]: num(v, f'{name}: {k}') for k, v in n.items()
+                  if k.startswith(STALL) and not k.endswith('_not_issued')}
+        top = max(stalls, key=lambda k: stalls[k])
         r = dict(name=name, family=family_of(name), kernel=c['kernel'], pref=int(c['carveout_pct']),
                  version='shm' if name.endswith('_shm') else 'l1', ms=num(t['median_ms'], name),
-                 min_ms=num(t['min_ms'], name), max_ms=num(t['max_ms'], name), runs=int(t['runs']),
                  sm_mhz=int(t['sm_clock_mhz']), mem_mhz=int(t['mem_clock_mhz']),
-                 blocks_per_sm=low, limiters=[k for k in LIMITS if limits[k] == low], **m)
+                 blocks_per_sm=low, limiters=[k for k in LIMITS if limits[k] == low],
+                 top_stall=top, top_stall_pct=100.0 * stalls[top] / m['samples'] if m['samples'] > 0 else 0.0, **m)
         r['l2bytes'] = 32.0 * r['l2sectors']
         r['drambytes'] = r['dramread'] + r['dramwrite']
+        r['barrier_pct'] = 100.0 * r['barrier'] / r['samples'] if r['samples'] > 0 else 0.0
         out.append(r)
     return out
 
@@ -161,17 +162,17 @@ def tables(d, report):
     pred = winners(d)
     shm = {r['family']: r for r in rows if r['version'] == 'shm'}
     out = ['| case | carveout pref. | shared config KiB | L1 KiB (memtopo) | median ms | time / shm | '
-           'occupancy % | resident blocks/SM (limit) | bank conflicts | L1 hit % | instructions M | '
-           'barrier stall % | L2 MB | DRAM MB |',
-           '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+           'occupancy % | resident blocks/SM (limit) | bank conflicts | L1 hit % | L1 busy % | instructions M | '
+           'barrier stall % | top stall (% of samples) | L2 MB | DRAM MB |',
+           '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in rows:
         base = shm.get(r['family'])
         ratio = f'{r["ms"] / base["ms"]:.2f}' if base else '-'
-        bar = 100.0 * r['barrier'] / r['samples'] if r['samples'] > 0 else 0.0
         out.append(f'| {r["name"]} | {"none" if r["pref"] < 0 else str(r["pref"]) + "%"} | '
                    f'{r["config"] / 1024:.0f} | {l1_cell(sizes, r["config"])} | {r["ms"]:.4f} | {ratio} | '
                    f'{r["occ"]:.1f} | {r["blocks_per_sm"]} ({", ".join(r["limiters"])}) | {r["conflicts"]:.0f} | '
-                   f'{r["l1hit"]:.1f} | {r["inst"] / 1e6:.1f} | {bar:.1f} | {r["l2bytes"] / 1e6:.0f} | '
+                   f'{r["l1hit"]:.1f} | {r["l1busy"]:.0f} | {r["inst"] / 1e6:.1f} | {r["barrier_pct"]:.1f} | '
+                   f'{r["top_stall"]} ({r["top_stall_pct"]:.0f}) | {r["l2bytes"] / 1e6:.0f} | '
                    f'{r["drambytes"] / 1e6:.0f} |')
     out += ['', '| kernel | shared memory ms | best L1 case | its ms | winner | speed-up of the winner | '
             "model's predicted winner |", '|---|---|---|---|---|---|---|']
@@ -216,20 +217,21 @@ def plotdata(d, outdir):
             by = {r['name'][len('li_' + fam):]: r['ms'] / shm[fam] for r in rows if r['family'] == fam}
             f.write(f'{i} {fam} ' + ' '.join(f'{by.get(k, float("nan")):.4f}'
                                             for k in ('_shm', '_l1', '_l1_c50', '_l1_c100')) + '\n')
+    # per family, the L1 version (no carveout preference) over the shm version
     with open(os.path.join(outdir, 'li-factors.dat'), 'w') as f:
-        f.write('# case  occupancy%  L1hit%  inst(M)  barrier%  time/shm\n')
-        for r in rows:
-            bar = 100.0 * r['barrier'] / r['samples'] if r['samples'] > 0 else 0.0
-            f.write(f'{r["name"]} {r["occ"]:.2f} {r["l1hit"]:.2f} {r["inst"] / 1e6:.2f} {bar:.2f} '
-                    f'{r["ms"] / shm[r["family"]]:.4f}\n')
+        f.write('# family  L1/shm ratios: time  instructions  achieved-occupancy  L2-bytes\n')
+        for i, fam in enumerate(fams):
+            s_, l_ = (next(r for r in rows if r['name'] == f'li_{fam}{v}') for v in ('_shm', '_l1'))
+            f.write(f'{i} {fam} ' + ' '.join(f'{l_[k] / s_[k]:.4f}' for k in ('ms', 'inst', 'occ', 'l2bytes'))
+                    + '\n')
 
 
 def main(argv):
     try:
         if len(argv) in (3, 4) and argv[1] == 'table':
-            sys.stdout.write(tables(argv[2], argv[3] if len(argv) == 4 else DEFAULT_REPORT))
+            sys.stdout.write(tables(argv[2], argv[3] if len(argv) == 4 else os.path.join(argv[2], 'report.json')))
         elif len(argv) in (4, 5) and argv[1] == 'check':
-            check(argv[2], argv[3], argv[4] if len(argv) == 5 else DEFAULT_REPORT)
+            check(argv[2], argv[3], argv[4] if len(argv) == 5 else os.path.join(argv[2], 'report.json'))
         elif len(argv) == 4 and argv[1] == 'plotdata':
             plotdata(argv[2], argv[3])
         else:

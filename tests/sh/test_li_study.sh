@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Li et al. shared-memory vs L1 study (docs/li-study.md, issue 12 part 5)
 # without a GPU: its fixture is well-formed (every case verified, timed at
-# least 20 times at a recorded clock, one ncu row of its own kernel), the
+# least 20 times at a recorded clock, one ncu row of its own kernel: the
+# suite's check_model_fixture.py, which li_study.py runs first), the
 # document's tables are exactly what the fixture gives (so they cannot drift
 # from the data), a damaged fixture or an edited number is caught, and the
 # committed plots are real images that the script redraws.
@@ -12,7 +13,7 @@ doc=$root/docs/li-study.md
 study() { $PY "$root/validation/li_study.py" "$@" >"$tmp/out" 2>"$tmp/err"; echo $? >"$tmp/rc"; }
 one_line_study_err() { [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q '^li_study: ' "$tmp/err"; }
 
-for f in cases.tsv times.tsv ncu-raw.csv.xz README.md; do
+for f in cases.tsv times.tsv ncu-raw.csv.xz report.json README.md; do
   check "fixture has $f" test -s "$fx/$f"
 done
 study check "$fx" "$doc"
@@ -39,21 +40,21 @@ check "a case that failed verification: exit 1" rc_is 1
 check "  one line naming it" bash -c "$(declare -f one_line_study_err); tmp=$tmp one_line_study_err && grep -q 'verify=FAIL' $tmp/err"
 damage runs; awk -F'\t' 'BEGIN{OFS="\t"} NR==2{$2=19} {print}' "$fx/times.tsv" >"$tmp/runs/times.tsv"
 study check "$tmp/runs" "$doc"
-check "fewer than 20 runs: exit 1" bash -c "rc=\$(cat $tmp/rc); [ \$rc = 1 ] && grep -q 'fewer than 20' $tmp/err"
+check "fewer than 20 runs: exit 1" bash -c "rc=\$(cat $tmp/rc); [ \$rc = 1 ] && grep -q ': 19 runs' $tmp/err"
 damage clock; awk -F'\t' 'BEGIN{OFS="\t"} NR==3{$6=-1} {print}' "$fx/times.tsv" >"$tmp/clock/times.tsv"
 study check "$tmp/clock" "$doc"
-check "a clock not recorded: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q 'sm_clock_mhz not recorded' $tmp/err"
+check "a clock not recorded: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q 'clocks not recorded' $tmp/err"
 damage rows; xz -dc "$fx/ncu-raw.csv.xz" | grep -v '"li_nbody_shm_kernel' | xz >"$tmp/rows/ncu-raw.csv.xz"
 study check "$tmp/rows" "$doc"
-check "an ncu row missing: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q 'ncu rows' $tmp/err"
+check "an ncu row missing: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q 'rows for' $tmp/err"
 damage order; $PY - "$fx/cases.tsv" "$tmp/order/cases.tsv" <<'PYEOF'
 import sys
 rows = open(sys.argv[1]).read().splitlines()
-rows[1], rows[2] = rows[2], rows[1]   # two cases swapped: the ncu rows no longer line up
+rows[1], rows[4] = rows[4], rows[1]   # an L1 and a shared-memory case swapped: the ncu rows no longer line up
 open(sys.argv[2], 'w').write('\n'.join(rows) + '\n')
 PYEOF
 study check "$tmp/order" "$doc"
-check "cases out of the ncu order: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q 'not kernel' $tmp/err"
+check "cases out of the ncu order: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q 'runs li_conv_' $tmp/err"
 sed 's/^\(| li_conv_shm | [^|]*| [^|]*| [^|]*| \)[0-9]/\19/' "$doc" >"$tmp/edited.md"
 check "  (the edit changed the document)" bash -c "! cmp -s $doc $tmp/edited.md"
 study check "$fx" "$tmp/edited.md"
