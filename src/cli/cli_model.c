@@ -181,16 +181,23 @@ static mt_err machine_measured(const char *sim, mt_model_machine *m, mt_errinfo 
 typedef struct {
     const char *topology, *profile_topology, *sim, *sass, *kernel, *json;
     mt_model_options opt;
+    char **files; /* the KERNEL arguments, wherever they stand among the options */
+    int n_files;
 } model_args;
 
-static mt_err parse_args(int argc, char **argv, model_args *a, mt_cli_model_run *run, int *first,
-                         int *help, mt_errinfo *ei)
+static mt_err parse_args(int argc, char **argv, model_args *a, mt_cli_model_run *run, int *help,
+                         mt_errinfo *ei)
 {
     int i = 1;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+    for (; i < argc; i++) {
         const char *o = argv[i];
+        if (o[0] != '-' || !o[1]) {
+            a->files[a->n_files++] = argv[i];
+            continue;
+        }
         if (strcmp(o, "--") == 0) {
-            i++;
+            while (++i < argc)
+                a->files[a->n_files++] = argv[i];
             break;
         }
         if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
@@ -233,10 +240,9 @@ static mt_err parse_args(int argc, char **argv, model_args *a, mt_cli_model_run 
             return mt_fail(ei, MT_ERR_INVALID_ARG, "model: unknown option %s", o);
         }
     }
-    *first = i;
     if (a->topology && a->sim)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "model: --topology and --sim both name the machine");
-    if (i >= argc)
+    if (a->n_files == 0)
         return mt_fail(ei, MT_ERR_INVALID_ARG,
                        "model: no kernel given (an ncu raw CSV or a .kd file; memtopo model --help)");
     return MT_OK;
@@ -278,14 +284,20 @@ int mt_cli_model(int argc, char **argv)
     mt_cli_model_run run = {0};
     mt_model_machine from;
     mt_errinfo ei = {{0}};
-    int first = 0, help = 0;
-    mt_err e = parse_args(argc, argv, &a, &run, &first, &help, &ei);
+    int help = 0;
+    mt_err e = MT_OK;
+    a.files = calloc((size_t)argc + 1, sizeof *a.files);
+    if (!a.files)
+        e = mt_fail(&ei, MT_ERR_NOMEM, "model: out of memory");
+    if (e == MT_OK)
+        e = parse_args(argc, argv, &a, &run, &help, &ei);
     if (e == MT_OK && help) {
         model_usage(stdout);
+        free(a.files);
         return 0;
     }
-    for (int i = first; e == MT_OK && i < argc; i++)
-        e = load_kernels(argv[i], &run, &ei);
+    for (int i = 0; e == MT_OK && i < a.n_files; i++)
+        e = load_kernels(a.files[i], &run, &ei);
     if (e == MT_OK && a.sass) {
         char *text;
         if ((e = read_text(a.sass, &text, &ei)) == MT_OK) {
@@ -315,6 +327,7 @@ int mt_cli_model(int argc, char **argv)
     if (e == MT_OK && !(a.json && strcmp(a.json, "-") == 0))
         mt_cli_model_text(stdout, &run);
     free(run.preds);
+    free(a.files);
     if (e != MT_OK) {
         mt_cli_error_line(ei.msg);
         return mt_exit_code(e);

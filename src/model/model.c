@@ -140,6 +140,7 @@ mt_err mt_model_predict(const mt_model_machine *m, const mt_model_kernel *k,
     mt_model_wave w;
     if (full > 0) {
         mt_model_wave_eval(m, k, o, r, r->blocks_per_sm * wpb, sms, &w);
+        r->load_latency = w.load_latency;
         for (int c = 0; c < MT_CPI_COUNT; c++)
             r->stack[c] += full * w.stack[c];
         r->cycles += full * w.cycles;
@@ -148,6 +149,8 @@ mt_err mt_model_predict(const mt_model_machine *m, const mt_model_kernel *k,
         double blocks_last = ceil(rem / sms);
         double active = rem < sms ? rem : sms;
         mt_model_wave_eval(m, k, o, r, blocks_last * wpb, active, &w);
+        if (full == 0)
+            r->load_latency = w.load_latency;
         /* The last wave lasts as long as its fullest SM; the SM slots it
          * leaves empty are the tail. */
         double busy = rem / (sms * blocks_last);

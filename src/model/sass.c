@@ -67,6 +67,14 @@ static int no_destination(const char *op)
     return 0;
 }
 
+/* Loads issued together whose interval has not ended yet: one per kind
+ * (global, shared) at a time, so a few slots are plenty. */
+#define SASS_MAX_GROUPS 8
+typedef struct {
+    long open_at; /* instruction index of its first load; -1 free */
+    int kind;     /* 1 global, 2 shared */
+} load_group;
+
 typedef struct {
     double fp64, sfu, barriers, ld_groups, sh_groups, use_dist, uses;
     double alu_dep[MT_MODEL_MAX_DEP + 1];
@@ -74,7 +82,7 @@ typedef struct {
 
 /* One instruction: its opcode and operands (predicate guard removed). */
 static void instruction(const char *src, long idx, double count, reg_state *rs, mix *x,
-                        long *group_start, int *n_groups)
+                        load_group *groups, int *n_groups)
 {
     while (*src == ' ')
         src++;
@@ -102,16 +110,20 @@ static void instruction(const char *src, long idx, double count, reg_state *rs, 
         x->sfu += count;
     if (starts(op, "BAR") && !starts(op, "BAR.ARV"))
         x->barriers += count;
-    /* Sources: every register but the destination(s). */
-    int nd = 0;
+    /* The destination is the first operand: one register, or a pair or
+     * quad when the opcode's width says so (R4 of LDG.E.128 is R4..R7);
+     * every other register named is a source. */
+    int nd = 0, dest_reg = dest ? regs[0] : -1, dest_width = 1;
     if (dest) {
         nd = 1;
         if (strstr(op, ".128"))
-            nd = 4;
+            dest_width = 4;
         else if (strstr(op, ".64") || strstr(op, ".WIDE"))
+            dest_width = 2;
+        /* registers() expanded a destination written R4.64 into two. */
+        const char *comma = strchr(ops, ','), *pair = strstr(ops, ".64");
+        if (nr >= 2 && pair && (!comma || pair < comma))
             nd = 2;
-        if (nd > nr)
-            nd = nr;
     }
     int min_alu = MT_MODEL_MAX_DEP + 1;
     for (int i = nd; i < nr; i++) {
@@ -119,11 +131,11 @@ static void instruction(const char *src, long idx, double count, reg_state *rs, 
         if (s->pos < 0)
             continue;
         if (s->load) {
-            int g = s->group;
-            if (group_start[g] >= 0) {
-                x->use_dist += count * (double)(idx - group_start[g]);
+            load_group *grp = &groups[s->group];
+            if (grp->open_at >= 0) {
+                x->use_dist += count * (double)(idx - grp->open_at);
                 x->uses += count;
-                group_start[g] = -1; /* the group's interval ends here */
+                grp->open_at = -1; /* the group's interval ends here */
             }
             s->load = 0;
         } else {
@@ -135,30 +147,38 @@ static void instruction(const char *src, long idx, double count, reg_state *rs, 
     if (min_alu <= MT_MODEL_MAX_DEP && min_alu >= 1 && !is_gld && !is_sld)
         x->alu_dep[min_alu] += count;
     if (is_gld || is_sld) {
-        /* A load joins the open group of its kind, or opens one. */
-        int g = -1;
-        for (int k = 0; k < *n_groups; k++)
-            if (group_start[k] >= 0 && group_start[k + 256] == (is_gld ? 1 : 2))
+        /* A load joins the open group of its kind, or opens one in a free
+         * slot (a group is free again once its first use closed it). */
+        int kind = is_gld ? 1 : 2, g = -1, free_slot = -1;
+        for (int k = 0; k < *n_groups; k++) {
+            if (groups[k].open_at >= 0 && groups[k].kind == kind)
                 g = k;
-        if (g < 0 && *n_groups < 256) {
-            g = (*n_groups)++;
-            group_start[g] = idx;
-            group_start[g + 256] = is_gld ? 1 : 2;
-            if (is_gld)
-                x->ld_groups += count;
-            else
-                x->sh_groups += count;
+            if (groups[k].open_at < 0 && free_slot < 0)
+                free_slot = k;
         }
-        for (int i = 0; i < nd; i++) {
-            rs[regs[i]].pos = idx;
-            rs[regs[i]].load = g >= 0 ? (is_gld ? 1 : 2) : 0;
-            rs[regs[i]].group = g;
+        if (g < 0) {
+            if (free_slot < 0 && *n_groups < SASS_MAX_GROUPS)
+                free_slot = (*n_groups)++;
+            g = free_slot;
+            if (g >= 0) {
+                groups[g].open_at = idx;
+                groups[g].kind = kind;
+                if (is_gld)
+                    x->ld_groups += count;
+                else
+                    x->sh_groups += count;
+            }
+        }
+        for (int w = 0; dest && w < dest_width && dest_reg + w < SASS_REGS - 1; w++) {
+            rs[dest_reg + w].pos = idx;
+            rs[dest_reg + w].load = g >= 0 ? kind : 0;
+            rs[dest_reg + w].group = g;
         }
         return;
     }
-    for (int i = 0; i < nd; i++) {
-        rs[regs[i]].pos = idx;
-        rs[regs[i]].load = 0;
+    for (int w = 0; dest && w < dest_width && dest_reg + w < SASS_REGS - 1; w++) {
+        rs[dest_reg + w].pos = idx;
+        rs[dest_reg + w].load = 0;
     }
 }
 
@@ -211,7 +231,7 @@ mt_err mt_model_sass_apply(const char *text, const char *name, mt_model_kernel *
         reg_state rs[SASS_REGS];
         for (int i = 0; i < SASS_REGS; i++)
             rs[i] = (reg_state){-1, 0, 0};
-        long group_start[512];
+        load_group groups[SASS_MAX_GROUPS];
         int n_groups = 0;
         mix x = {0};
         long idx = 0;
@@ -227,7 +247,7 @@ mt_err mt_model_sass_apply(const char *text, const char *name, mt_model_kernel *
             }
             double cnt;
             if (mt_model_number(c[col_exec], &cnt)) {
-                instruction(c[col_src], idx++, cnt, rs, &x, group_start, &n_groups);
+                instruction(c[col_src], idx++, cnt, rs, &x, groups, &n_groups);
                 total += cnt;
             }
             mt_model_csv_free(c, nc);
