@@ -26,8 +26,7 @@ step() { # step NAME TIMEOUT_S CMD... : runs, logs status and wall time
   echo "== $name: $*" >>"$log"
   timeout "$limit" "$@"
   local rc=$?
-  local line="== $name: rc=$rc wall=$(( ($(date +%s%N) - s) / 1000000 )) ms"
-  echo "$line" >>"$log"; echo "$line" >&2
+  echo "== $name: rc=$rc wall=$(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$log"
   return $rc
 }
 date -u +"start %Y-%m-%dT%H:%M:%SZ" >>"$log"
@@ -62,7 +61,9 @@ step ncu 420 ncu --set full --cache-control all --clock-control none --profile-f
 step ncu-raw 120 ncu -i "$rep.ncu-rep" --page raw --csv >"$out/ncu-raw.all" 2>>"$log"
 grep '^"' "$out/ncu-raw.all" >"$out/ncu-raw.csv"; rm -f "$out/ncu-raw.all"
 step ncu-source 180 ncu -i "$rep.ncu-rep" --page source --csv --print-source sass >"$out/ncu-source.all" 2>>"$log"
-grep '^"' "$out/ncu-source.all" >"$out/ncu-source.csv"; rm -f "$out/ncu-source.all"
+# (ncu 2025.3 repeats some launches' sections verbatim: one kept per launch)
+grep '^"' "$out/ncu-source.all" | awk -f validation/dedup_sections.awk >"$out/ncu-source.csv"
+rm -f "$out/ncu-source.all"
 xz -T0 -6 "$out/ncu-raw.csv" "$out/ncu-source.csv"   # the fixtures keep them compressed
 if [ "$(stat -c %s "$out/ncu-source.csv.xz")" -gt "$SOURCE_LIMIT_BYTES" ]; then
   echo "ncu-source.csv.xz over $SOURCE_LIMIT_BYTES bytes: dropped" | tee -a "$log"
@@ -71,5 +72,6 @@ fi
 rm -rf "$(dirname "$rep")"
 step memtopo 240 ./build/memtopo --bandwidth --json "$out/report.json" >"$out/report.txt" 2>>"$log"
 date -u +"end %Y-%m-%dT%H:%M:%SZ" >>"$log"
+grep '^== .*rc=' "$log"
 rows=$(($(xz -dc "$out/ncu-raw.csv.xz" | wc -l) - 2))
 echo "cases: $(($(wc -l <"$out/cases.tsv") - 1)), times ok: $(grep -c $'\tok\t' "$out/times.tsv"), ncu rows: $rows" | tee -a "$log"
