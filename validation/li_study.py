@@ -5,7 +5,13 @@
     li_study.py check DIR DOC [REPORT.json]
                                           the fixture is well-formed and DOC holds
                                           exactly the tables `table` prints
+    li_study.py write DIR DOC [REPORT.json]
+                                          rewrites DOC's tables (between the markers)
+                                          from the fixture
     li_study.py plotdata DIR OUTDIR       the data files validation/li_plots.gp draws
+    li_study.py winners DIR PRED.json     DIR/model-winners.tsv from `memtopo model
+                                          --json PRED.json` over DIR's ncu-raw (one
+                                          prediction per case, in order)
 
 DIR is a validation-suite fixture (tests/fixtures/model/README.md) of li
 cases; tests/sh/check_model_fixture.py's checks run first (every case
@@ -27,6 +33,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 # The fixture checks are the suite's (one copy): loaded from tests/sh.
 _spec = importlib.util.spec_from_file_location(
     'check_model_fixture', os.path.join(HERE, '..', 'tests', 'sh', 'check_model_fixture.py'))
@@ -214,6 +221,20 @@ def check(d, doc, report):
         raise Bad(f'{doc}: the table has {len(got.splitlines())} lines, the fixture gives {len(want.splitlines())}')
 
 
+def write(d, doc, report):
+    want = tables(d, report)
+    with open(doc) as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        raise Bad(f'{doc}: no table markers')
+    before, rest = text.split(BEGIN, 1)
+    after = rest.split(END, 1)[1]
+    tmp = doc + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(before + BEGIN + '\n' + want + END + after)
+    os.replace(tmp, doc)
+
+
 def plotdata(d, outdir):
     rows = load(d)
     os.makedirs(outdir, exist_ok=True)
@@ -235,14 +256,40 @@ def plotdata(d, outdir):
                     + '\n')
 
 
+def model_winners(d, pred_path):
+    """Per family, the version `memtopo model` predicts faster: its shm case
+    against the L1 case it predicts fastest (prediction k is case k)."""
+    rows = load(d)
+    with open(pred_path) as f:
+        preds = json.load(f)['predictions']
+    if len(preds) != len(rows):
+        raise Bad(f'{pred_path}: {len(preds)} predictions for {len(rows)} cases')
+    ms = {}
+    for r, p in zip(rows, preds):
+        if not p['kernel'].startswith(r['kernel']):
+            raise Bad(f'{pred_path}: prediction for {p["kernel"][:40]} where case {r["name"]} runs {r["kernel"]}')
+        ms[r['name']] = 1e3 * p['base']['seconds']
+    with open(os.path.join(d, 'model-winners.tsv'), 'w') as f:
+        f.write('family\twinner\tshm_predicted_ms\tbest_l1_case\tl1_predicted_ms\n')
+        for fam in dict.fromkeys(r['family'] for r in rows):
+            shm = ms[f'li_{fam}_shm']
+            best = min((r['name'] for r in rows if r['family'] == fam and r['version'] == 'l1'), key=ms.get)
+            win = 'shared memory' if shm <= ms[best] else 'L1'
+            f.write(f'{fam}\t{win}\t{shm:.4f}\t{best}\t{ms[best]:.4f}\n')
+
+
 def main(argv):
     try:
         if len(argv) in (3, 4) and argv[1] == 'table':
             sys.stdout.write(tables(argv[2], argv[3] if len(argv) == 4 else os.path.join(argv[2], 'report.json')))
         elif len(argv) in (4, 5) and argv[1] == 'check':
             check(argv[2], argv[3], argv[4] if len(argv) == 5 else os.path.join(argv[2], 'report.json'))
+        elif len(argv) in (4, 5) and argv[1] == 'write':
+            write(argv[2], argv[3], argv[4] if len(argv) == 5 else os.path.join(argv[2], 'report.json'))
         elif len(argv) == 4 and argv[1] == 'plotdata':
             plotdata(argv[2], argv[3])
+        elif len(argv) == 4 and argv[1] == 'winners':
+            model_winners(argv[2], argv[3])
         else:
             sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
             return 2
