@@ -207,13 +207,20 @@ def tables(d, report):
     return '\n'.join(out) + '\n'
 
 
-def check(d, doc, report):
-    want = tables(d, report)
+def split_doc(doc):
+    """DOC as (text before the tables, the tables, text after them)."""
     with open(doc) as f:
         text = f.read()
     if BEGIN not in text or END not in text:
         raise Bad(f'{doc}: no table markers')
-    got = text.split(BEGIN, 1)[1].split(END, 1)[0].strip('\n') + '\n'
+    before, rest = text.split(BEGIN, 1)
+    inside, after = rest.split(END, 1)
+    return before, inside.strip('\n') + '\n', after
+
+
+def check(d, doc, report):
+    want = tables(d, report)
+    got = split_doc(doc)[1]
     if got != want:
         for i, (a, b) in enumerate(zip(got.splitlines(), want.splitlines())):
             if a != b:
@@ -223,12 +230,7 @@ def check(d, doc, report):
 
 def write(d, doc, report):
     want = tables(d, report)
-    with open(doc) as f:
-        text = f.read()
-    if BEGIN not in text or END not in text:
-        raise Bad(f'{doc}: no table markers')
-    before, rest = text.split(BEGIN, 1)
-    after = rest.split(END, 1)[1]
+    before, _, after = split_doc(doc)
     tmp = doc + '.tmp'
     with open(tmp, 'w') as f:
         f.write(before + BEGIN + '\n' + want + END + after)
