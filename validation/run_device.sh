@@ -4,10 +4,10 @@
 #   gpu.txt        the GPU, its clocks and driver (nvidia-smi), nvcc and ncu
 #   cases.tsv      mtval --list
 #   times.tsv      mtval --time --runs 25 (L2 flushed before every run)
-#   ncu-raw.csv    ncu --set full, --page raw: a header row, a units row and
-#                  one row per case, in cases.tsv's order (ID k = case k)
-#   ncu-source.csv ncu --page source --print-source sass: one section per
-#                  case, same order (dropped when over ~10 MB compressed)
+#   ncu-raw.csv.xz ncu --set full, --page raw: a header row, a units row
+#                  and one row per case, in cases.tsv's order (ID k = case k)
+#   ncu-source.csv.xz  ncu --page source --print-source sass: one section
+#                  per case, same order (dropped when over 10 MB)
 #   report.json    memtopo's default report plus --bandwidth (latencies,
 #                  L2 near/far, DRAM, bandwidth, MLP: the model's inputs)
 #   run.log        every step's command, exit status and wall time
@@ -26,7 +26,7 @@ step() { # step NAME TIMEOUT_S CMD... : runs, logs status and wall time
   echo "== $name: $*" >>"$log"
   timeout "$limit" "$@"
   local rc=$?
-  echo "== $name: rc=$rc wall=$(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$log"
+  echo "== $name: rc=$rc wall=$(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$log"
   return $rc
 }
 date -u +"start %Y-%m-%dT%H:%M:%SZ" >>"$log"
@@ -61,14 +61,17 @@ step ncu 420 ncu --set full --cache-control all --clock-control none --profile-f
 step ncu-raw 120 ncu -i "$rep.ncu-rep" --page raw --csv >"$out/ncu-raw.all" 2>>"$log"
 grep '^"' "$out/ncu-raw.all" >"$out/ncu-raw.csv"; rm -f "$out/ncu-raw.all"
 step ncu-source 180 ncu -i "$rep.ncu-rep" --page source --csv --print-source sass >"$out/ncu-source.all" 2>>"$log"
-grep '^"' "$out/ncu-source.all" >"$out/ncu-source.csv"; rm -f "$out/ncu-source.all"
-xz -T0 -6 -k "$out/ncu-raw.csv" "$out/ncu-source.csv"
+# (ncu 2025.3 repeats some launches' sections verbatim: one kept per launch)
+grep '^"' "$out/ncu-source.all" | awk -f validation/dedup_sections.awk >"$out/ncu-source.csv"
+rm -f "$out/ncu-source.all"
+xz -T0 -6 "$out/ncu-raw.csv" "$out/ncu-source.csv"   # the fixtures keep them compressed
 if [ "$(stat -c %s "$out/ncu-source.csv.xz")" -gt "$SOURCE_LIMIT_BYTES" ]; then
   echo "ncu-source.csv.xz over $SOURCE_LIMIT_BYTES bytes: dropped" | tee -a "$log"
-  rm -f "$out/ncu-source.csv" "$out/ncu-source.csv.xz"
+  rm -f "$out/ncu-source.csv.xz"
 fi
 rm -rf "$(dirname "$rep")"
 step memtopo 240 ./build/memtopo --bandwidth --json "$out/report.json" >"$out/report.txt" 2>>"$log"
 date -u +"end %Y-%m-%dT%H:%M:%SZ" >>"$log"
-rows=$(($(wc -l <"$out/ncu-raw.csv") - 2))
+grep '^== .*rc=' "$log"
+rows=$(($(xz -dc "$out/ncu-raw.csv.xz" | wc -l) - 2))
 echo "cases: $(($(wc -l <"$out/cases.tsv") - 1)), times ok: $(grep -c $'\tok\t' "$out/times.tsv"), ncu rows: $rows" | tee -a "$log"
