@@ -131,16 +131,18 @@ static mt_err load_kernels(const char *path, mt_cli_model_run *run, mt_errinfo *
     return e;
 }
 
-/* Keeps the kernels whose ID (the number before ':') or name matches. */
+/* Keeps the kernels whose ID (the number before ':', when `sel` is a
+ * number) or name (containing `sel` otherwise) matches. */
 static void select_kernels(mt_cli_model_run *run, const char *sel)
 {
     size_t kept = 0;
+    int by_id = sel[0] && strspn(sel, "0123456789") == strlen(sel);
     for (size_t i = 0; i < run->n; i++) {
         const char *name = run->preds[i].kernel.name;
         const char *colon = strchr(name, ':');
         int id_match = colon && strlen(sel) == (size_t)(colon - name) &&
                        strncmp(name, sel, (size_t)(colon - name)) == 0;
-        if (id_match || strstr(name, sel))
+        if (by_id ? id_match : strstr(name, sel) != NULL)
             run->preds[kept++] = run->preds[i];
     }
     run->n = kept;
