@@ -37,6 +37,24 @@ static mt_model_kernel fma_chain(double block_threads, double inst)
     return k;
 }
 
+/* 8 blocks of 8 warps per SM on every SM, each warp 500 coalesced 4-B
+ * loads from DRAM (4 sectors), four to an interval. */
+static mt_model_kernel dram_stream(void)
+{
+    mt_model_kernel k = {0};
+    strcpy(k.name, "stream");
+    k.grid_blocks = 100 * 8;
+    k.block_threads = 256;
+    k.inst = 2000;
+    k.ld_global = 500;
+    k.ld_sectors = 4;
+    k.ld_intervals = 125;
+    k.use_distance = 4;
+    k.bank_ways = 1;
+    k.dram_read_bytes = k.dram_write_bytes = -1;
+    return k;
+}
+
 static void fma_chain_cpi_is_latency_over_warps(void **state)
 {
     (void)state;
@@ -74,17 +92,7 @@ static void stream_time_is_bytes_over_bandwidth(void **state)
     tm_machine(&m);
     mt_model_options o = {0};
     mt_errinfo ei;
-    mt_model_kernel k = {0};
-    strcpy(k.name, "stream");
-    k.grid_blocks = 100 * 8;
-    k.block_threads = 256;
-    k.inst = 2000;
-    k.ld_global = 500;
-    k.ld_sectors = 4;
-    k.ld_intervals = 125;
-    k.use_distance = 4;
-    k.bank_ways = 1;
-    k.dram_read_bytes = k.dram_write_bytes = -1;
+    mt_model_kernel k = dram_stream();
     mt_model_result r;
     assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
     /* 64 warps x 500 loads x 128 B per SM at 10 B per cycle. */
@@ -110,16 +118,7 @@ static void mshr_cap_bounds_the_misses(void **state)
     tm_set(&m, MT_MI_DRAM_MLP, 16);
     mt_model_options o = {0};
     mt_errinfo ei;
-    mt_model_kernel k = {0};
-    strcpy(k.name, "mshr");
-    k.grid_blocks = 100 * 8;
-    k.block_threads = 256;
-    k.inst = 2000;
-    k.ld_global = 500;
-    k.ld_sectors = 4;
-    k.ld_intervals = 125;
-    k.bank_ways = 1;
-    k.dram_read_bytes = k.dram_write_bytes = -1;
+    mt_model_kernel k = dram_stream();
     mt_model_result r;
     assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
     double expect = 64 * 500 * 4 * 600 / 16.0;
