@@ -75,6 +75,11 @@ run_mt model -t "$tmp/h100.json" "$tmp/none.kd"
 check "missing kernel file: exit 2" rc_is 2
 run_mt model -t "$tmp/h100.json"
 check "no kernel: exit 2" rc_is 2
+# No report: the simulated H100 is measured on the spot (with --bandwidth).
+run_mt model --sim h100 "$md/fma_chain.kd"
+check "--sim: measured on the spot" rc_is 0
+check "--sim: bandwidth from the measured finding" out_has "dram.gbps_read .* dram.gbps_read$"
+
 run_mt model --help
 check "--help: exit 0" rc_is 0
 check "--help: names the options" out_has "--what-if KEY=VALUE"
