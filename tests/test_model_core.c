@@ -266,6 +266,35 @@ static void what_if_and_retarget(void **state)
     assert_int_equal(mt_model_retarget(&k, &to, &to), 0);
 }
 
+/* A chase of dependent L2 hits, one warp per SM: at half the SM clock the
+ * L2's 200 cycles become 100 (its time stays), the issue cycles stay. */
+static void clock_scales_what_lies_beyond_the_sm(void **state)
+{
+    (void)state;
+    mt_model_machine m;
+    tm_machine(&m);
+    mt_model_options o = {0};
+    mt_errinfo ei;
+    mt_model_kernel k = fma_chain(32, 200);
+    memset(k.alu_dep, 0, sizeof k.alu_dep);
+    k.ld_global = 100;
+    k.ld_intervals = 100;
+    k.ld_sectors = 1;
+    k.l2_hit = 1;
+    k.use_distance = 1;
+    mt_model_result r;
+    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    /* (less the small M/D/1 waits of a nearly idle L1 and L2) */
+    double queue = r.stack[MT_CPI_BW_L1] + r.stack[MT_CPI_BW_L2] + r.stack[MT_CPI_BW_DRAM];
+    assert_true(queue < 1);
+    assert_true(fabs(r.cycles - queue - (200 + 100 * 199)) < 1e-6);
+    o.clock_mhz = 500;
+    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    queue = r.stack[MT_CPI_BW_L1] + r.stack[MT_CPI_BW_L2] + r.stack[MT_CPI_BW_DRAM];
+    assert_true(fabs(r.cycles - queue - (200 + 100 * 99)) < 1e-6);
+    assert_true(fabs(r.seconds - r.cycles / 500e6) < 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +307,7 @@ int main(void)
         cmocka_unit_test(round_robin_pays_interleaving),
         cmocka_unit_test(mixed_traffic_cost),
         cmocka_unit_test(what_if_and_retarget),
+        cmocka_unit_test(clock_scales_what_lies_beyond_the_sm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
