@@ -267,6 +267,28 @@ $(B)/gpu_load: tools/gpu_load.cu
 	$(NVCC) $(NVFLAGS) -o $@ $<
 endif
 
+# ---- The performance model's validation suite (validation/README.md) ------
+# build/validation/mtval: kernels timed and profiled on a GPU to make the
+# model's fixtures.  Never part of the tool; built only by `make validation`
+# and only where nvcc exists.  Every source of validation/ and
+# validation/kernels/ is linked as an object (not an archive), so each
+# kernel file's static registration is kept.
+ifneq ($(NVCC),)
+VAL_SRC := $(sort $(wildcard validation/*.cu validation/*.cpp validation/kernels/*.cu))
+VAL_OBJ := $(patsubst validation/%,$(B)/validation/obj/%.o,$(VAL_SRC))
+$(VAL_OBJ): $(wildcard validation/*.h)
+$(B)/validation/obj/%.o: validation/%
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+$(B)/validation/mtval: $(VAL_OBJ)
+	$(NVCC) $(NVFLAGS) -o $@ $^ -ldl
+validation: $(B)/validation/mtval
+else
+validation:
+	@echo "make validation: no nvcc, nothing built"
+endif
+.PHONY: validation
+
 # Optimised end-to-end checker for the randomized spec test
 # (tests/sh/test_random_specs.sh): the truth contract of tests/e2e_truth.h,
 # one verdict per spec file.  Optimised so a few hundred specs fit CI's time box.
