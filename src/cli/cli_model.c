@@ -303,8 +303,15 @@ int mt_cli_model(int argc, char **argv)
     if (e == MT_OK && a.sass) {
         char *text;
         if ((e = read_text(a.sass, &text, &ei)) == MT_OK) {
-            for (size_t i = 0; e == MT_OK && i < run.n; i++)
-                e = mt_model_sass_apply(text, a.sass, &run.preds[i].kernel, 1, &ei);
+            mt_model_kernel *ks = calloc(run.n ? run.n : 1, sizeof *ks);
+            if (!ks)
+                e = mt_fail(&ei, MT_ERR_NOMEM, "model: out of memory");
+            for (size_t i = 0; ks && i < run.n; i++)
+                ks[i] = run.preds[i].kernel;
+            if (ks && (e = mt_model_sass_apply(text, a.sass, ks, run.n, &ei)) == MT_OK)
+                for (size_t i = 0; i < run.n; i++)
+                    run.preds[i].kernel = ks[i];
+            free(ks);
             free(text);
         }
     }

@@ -123,9 +123,10 @@ mt_err mt_model_kd_parse(const char *text, const char *name, mt_model_kernel *k,
 mt_err mt_model_ncu_parse(const char *text, const char *name, mt_model_kernel **out, size_t *n,
                           mt_errinfo *ei);
 /* Adds the SASS source page (`--page source --csv --print-source sass`):
- * instruction mix and dependence distances for the kernels whose name
- * matches (the first listing of each name).  Kernels without a listing
- * keep the raw page's counts. */
+ * instruction mix and dependence distances.  A page with one listing per
+ * launch, in the raw page's order and names, gives listing i to launch i;
+ * otherwise each launch gets the first listing of its kernel's name.
+ * Kernels without a listing keep the raw page's counts. */
 mt_err mt_model_sass_apply(const char *text, const char *name, mt_model_kernel *k, size_t n,
                            mt_errinfo *ei);
 

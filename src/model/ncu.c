@@ -13,7 +13,23 @@
 typedef struct {
     char **h;
     size_t nh;
+    char **units; /* the units row (NULL when the export has none) */
+    size_t nu;
 } header;
+
+/* ncu scales sizes to a readable unit ("Kbyte", "Mbyte/block"): the SI
+ * prefix of a unit row's cell, as a factor (1 for none). */
+static double unit_scale(const char *unit)
+{
+    static const struct {
+        char prefix;
+        double factor;
+    } si[] = {{'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}};
+    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+        if (unit[0] == si[i].prefix && unit[1] >= 'a' && unit[1] <= 'z')
+            return si[i].factor;
+    return 1;
+}
 
 static long column(const header *hd, const char *metric)
 {
@@ -31,7 +47,7 @@ static double get(const header *hd, char **r, size_t nr, const char *metric, dou
     long c = column(hd, metric);
     double v;
     if (c >= 0 && (size_t)c < nr && mt_model_number(r[c], &v))
-        return v;
+        return hd->units && (size_t)c < hd->nu ? v * unit_scale(hd->units[c]) : v;
     if (missing && !*missing)
         *missing = metric;
     return fallback;
@@ -131,7 +147,8 @@ mt_err mt_model_ncu_parse(const char *text, const char *name, mt_model_kernel **
                 double v;
                 if (id >= 0 && !mt_model_number(c[id], &v)) {
                     units_seen = 1;
-                    mt_model_csv_free(c, nc);
+                    hd.units = c;
+                    hd.nu = nc;
                     continue;
                 }
                 units_seen = 1;
@@ -162,6 +179,7 @@ mt_err mt_model_ncu_parse(const char *text, const char *name, mt_model_kernel **
     else if (e == MT_OK && *n == 0)
         e = mt_fail(ei, MT_ERR_INVALID_ARG, "model: %s: the ncu CSV has no kernel rows", name);
     mt_model_csv_free(hd.h, hd.nh);
+    mt_model_csv_free(hd.units, hd.nu);
     if (e != MT_OK) {
         free(*out);
         *out = NULL;
