@@ -101,6 +101,9 @@ typedef struct {
     double ld_global, st_global; /* warp-level global/local load and store instructions */
     double ld_shared, st_shared;
     double ld_sectors, st_sectors; /* 32-B sectors per global request */
+    double l1_wavefronts;   /* L1 data-path passes of global accesses; <= 0: from sectors */
+    double atomics;         /* global atomic and reduction instructions (served by the L2) */
+    double atomic_sectors;  /* sectors per atomic request */
     double l1_hit;          /* sector hit rate of global loads in the L1, 0..1 */
     double l2_hit;          /* sector hit rate of reads in the L2, 0..1 */
     double dram_read_bytes, dram_write_bytes; /* per warp; < 0: derived from hit rates */

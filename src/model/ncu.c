@@ -91,6 +91,25 @@ static mt_err row_kernel(const header *hd, char **r, size_t nr, mt_model_kernel 
     double st_sec = get(hd, r, nr, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0, NULL);
     double sh_wf = get(hd, r, nr, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0, NULL) +
                    get(hd, r, nr, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0, NULL);
+    /* Every request leaves the L1 in one or more wavefronts (one per
+     * data-path pass; divergent and conflicting requests take several). */
+    double wf = 0;
+    const char *ops[] = {"ld", "st", "atom", "red"};
+    for (int i = 0; i < 4; i++) {
+        char m[96];
+        snprintf(m, sizeof m, "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_%s.sum", ops[i]);
+        wf += get(hd, r, nr, m, 0, NULL);
+    }
+    double atom = get(hd, r, nr, "smsp__inst_executed_op_global_red.sum", 0, NULL) +
+                  get(hd, r, nr, "smsp__inst_executed_op_generic_atom_dot_alu.sum", 0, NULL) +
+                  get(hd, r, nr, "smsp__inst_executed_op_generic_atom_dot_cas.sum", 0, NULL);
+    double atom_req = get(hd, r, nr, "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", 0, NULL) +
+                      get(hd, r, nr, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", 0, NULL);
+    double atom_sec = get(hd, r, nr, "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", 0, NULL) +
+                      get(hd, r, nr, "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", 0, NULL);
+    k->l1_wavefronts = wf / warps;
+    k->atomics = atom / warps;
+    k->atomic_sectors = atom_req > 0 ? atom_sec / atom_req : 1;
     k->inst = total_inst / warps;
     k->ld_global = ldg / warps;
     k->st_global = stg / warps;

@@ -31,15 +31,18 @@ clock() { awk -F'\t' 'NR > 1 && $6 > 0 {print $6}' "$1" | sort -n | awk '{a[NR]=
 c100=$(clock "$h100/times.tsv")
 run_mt model -t "$h100/report.json" "$tmp/raw.csv" "${sass[@]}" ${c100:+--clock "$c100"} --json "$tmp/h100.json"
 check "H100: every case predicted" rc_is 0
-check "H100: errors computed" $PY "$root/tools/model_validation.py" "$h100/cases.tsv" "$h100/times.tsv" \
-  "$tmp/raw.csv" "$tmp/h100.json" h100 "$out" >>"$sum"
+# (the summary lines go to $sum, so the check reads the exit status after)
+$PY "$root/tools/model_validation.py" "$h100/cases.tsv" "$h100/times.tsv" \
+  "$tmp/raw.csv" "$tmp/h100.json" h100 "$out" >>"$sum"; echo $? >"$tmp/rc"
+check "H100: errors computed" rc_is 0
 if [ -f "$h200/cases.tsv" ]; then
   c200=$(clock "$h200/times.tsv")
   run_mt model -t "$h200/report.json" --profile-topology "$h100/report.json" "$tmp/raw.csv" "${sass[@]}" \
     ${c200:+--clock "$c200"} --json "$tmp/x200.json"
   check "H100 profiles on the H200: predicted" rc_is 0
-  check "H100 profiles on the H200: errors computed" $PY "$root/tools/model_validation.py" \
-    "$h100/cases.tsv" "$h200/times.tsv" "$tmp/raw.csv" "$tmp/x200.json" h100-on-h200 "$out" >>"$sum"
+  $PY "$root/tools/model_validation.py" "$h100/cases.tsv" "$h200/times.tsv" "$tmp/raw.csv" \
+    "$tmp/x200.json" h100-on-h200 "$out" >>"$sum"; echo $? >"$tmp/rc"
+  check "H100 profiles on the H200: errors computed" rc_is 0
 fi
 cat "$sum"
 # A regression: a group's median error more than 1 point above its baseline.
