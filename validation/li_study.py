@@ -30,6 +30,7 @@ import importlib.util
 import json
 import lzma
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -144,10 +145,16 @@ def load(d):
 
 
 def winners(d):
+    """The model column's cells: the predicted winner and its predicted
+    speed-up, from model-winners.tsv (empty without it)."""
     p = os.path.join(d, 'model-winners.tsv')
     if not os.path.exists(p):
         return {}
-    return {r['family']: r['winner'] for r in read_tsv(p)}
+    out = {}
+    for r in read_tsv(p):
+        a, b = num(r['shm_predicted_ms'], p), num(r['l1_predicted_ms'], p)
+        out[r['family']] = f'{r["winner"]} ({max(a, b) / min(a, b):.2f}x)'
+    return out
 
 
 def kib(b):
@@ -268,7 +275,9 @@ def model_winners(d, pred_path):
         raise Bad(f'{pred_path}: {len(preds)} predictions for {len(rows)} cases')
     ms = {}
     for r, p in zip(rows, preds):
-        if not p['kernel'].startswith(r['kernel']):
+        # the model names a launch "ID:demangled name"
+        kname = re.sub(r'^[0-9]+:', '', p['kernel']).removeprefix('void ')
+        if not kname.startswith(r['kernel'] + '('):
             raise Bad(f'{pred_path}: prediction for {p["kernel"][:40]} where case {r["name"]} runs {r["kernel"]}')
         ms[r['name']] = 1e3 * p['base']['seconds']
     with open(os.path.join(d, 'model-winners.tsv'), 'w') as f:

@@ -73,8 +73,8 @@ import csv, json, sys
 d = sys.argv[1]
 cases = list(csv.DictReader(open(d + '/cases.tsv'), delimiter='\t'))
 times = {r['name']: float(r['median_ms']) for r in csv.DictReader(open(d + '/times.tsv'), delimiter='\t')}
-preds = [{'kernel': c['kernel'] + '(float *)', 'base': {'seconds': (0.001e-3 if c['name'] == 'li_transpose_l1_c50'
-          else times[c['name']] * 1e-3)}} for c in cases]
+preds = [{'kernel': f"{k}:{c['kernel']}(float *)", 'base': {'seconds': (0.001e-3 if c['name'] == 'li_transpose_l1_c50'
+          else times[c['name']] * 1e-3)}} for k, c in enumerate(cases)]
 json.dump({'predictions': preds}, open(sys.argv[2], 'w'))
 PYEOF
 study winners "$tmp/model" "$tmp/model/pred.json"
@@ -83,7 +83,8 @@ check "  the predicted winner follows the predicted times" \
   grep -q "^transpose	L1	[0-9.]*	li_transpose_l1_c50	0.0010$" "$tmp/model/model-winners.tsv"
 check "  and shared memory where it is predicted faster" grep -q "^conv	shared memory	0.1111	" "$tmp/model/model-winners.tsv"
 study table "$tmp/model"
-check "  the table's model column shows it" grep -q '^| transpose | .* | L1 |$' "$tmp/out"
+check "  the table's model column shows it, with the predicted speed-up" \
+  grep -q '^| transpose | .* | L1 ([0-9.]*x) |$' "$tmp/out"
 $PY -c "import json,sys; d=json.load(open(sys.argv[1])); d['predictions'].pop(); json.dump(d, open(sys.argv[1], 'w'))" \
   "$tmp/model/pred.json"
 study winners "$tmp/model" "$tmp/model/pred.json"
