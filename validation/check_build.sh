@@ -26,6 +26,8 @@ check "synthetic and real cases both present" \
 check "--runs below 20 is exit 2" test "$rc" = 2
 "$mtval" --verify --case no_such_case >/dev/null 2>&1; rc=$?
 check "an unknown case is exit 2" test "$rc" = 2
+"$mtval" --verify --case fma_ilp1_w1 no_such_case >/dev/null 2>&1; rc=$?
+check "an unknown case after a known one (--case A B) is exit 2" test "$rc" = 2
 "$mtval" >/dev/null 2>&1; rc=$?
 check "no mode is exit 2" test "$rc" = 2
 [ "$bad" = 0 ]

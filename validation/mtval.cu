@@ -3,12 +3,12 @@
  *   mtval --names                         name, group, kernel, description
  *                                         of every case (no GPU needed)
  *   mtval --list                          cases.tsv on stdout
- *   mtval --time [--runs N] [--case NAME]...   times.tsv on stdout
- *   mtval --profile [--case NAME]...      each case launched once, in list
+ *   mtval --time [--runs N] [--case NAME...]   times.tsv on stdout
+ *   mtval --profile [--case NAME...]      each case launched once, in list
  *                                         order, between cudaProfilerStart
  *                                         and Stop (for ncu
  *                                         --profile-from-start off)
- *   mtval --verify [--case NAME]...       one launch each, checked
+ *   mtval --verify [--case NAME...]       one launch each, checked
  *
  * Exit status: 0 every case ran and verified; 1 some case failed (setup,
  * launch or verify: reported on stderr and in its row); 2 bad usage or a
@@ -44,8 +44,8 @@ struct options {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mtval --names | --list | --time [--runs N] [--case NAME]... | "
-               "--profile [--case NAME]... | --verify [--case NAME]...\n");
+    fprintf(f, "usage: mtval --names | --list | --time [--runs N] [--case NAME...] | "
+               "--profile [--case NAME...] | --verify [--case NAME...]\n");
 }
 
 static bool parse_args(int argc, char **argv, options *o)
@@ -62,8 +62,10 @@ static bool parse_args(int argc, char **argv, options *o)
             o->m = m;
         } else if ((a == "--runs" || a == "--case") && i + 1 < argc) {
             std::string v = argv[++i];
-            if (a == "--case") {
+            if (a == "--case") { /* --case A B ... or --case A --case B */
                 o->only.push_back(v);
+                while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+                    o->only.push_back(argv[++i]);
                 continue;
             }
             char *end = nullptr;
