@@ -37,6 +37,24 @@ static mt_model_kernel fma_chain(double block_threads, double inst)
     return k;
 }
 
+/* 8 blocks of 8 warps per SM on every SM, each warp 500 coalesced 4-B
+ * loads from DRAM (4 sectors), four to an interval. */
+static mt_model_kernel dram_stream(void)
+{
+    mt_model_kernel k = {0};
+    strcpy(k.name, "stream");
+    k.grid_blocks = 100 * 8;
+    k.block_threads = 256;
+    k.inst = 2000;
+    k.ld_global = 500;
+    k.ld_sectors = 4;
+    k.ld_intervals = 125;
+    k.use_distance = 4;
+    k.bank_ways = 1;
+    k.dram_read_bytes = k.dram_write_bytes = -1;
+    return k;
+}
+
 static void fma_chain_cpi_is_latency_over_warps(void **state)
 {
     (void)state;
@@ -74,17 +92,7 @@ static void stream_time_is_bytes_over_bandwidth(void **state)
     tm_machine(&m);
     mt_model_options o = {0};
     mt_errinfo ei;
-    mt_model_kernel k = {0};
-    strcpy(k.name, "stream");
-    k.grid_blocks = 100 * 8;
-    k.block_threads = 256;
-    k.inst = 2000;
-    k.ld_global = 500;
-    k.ld_sectors = 4;
-    k.ld_intervals = 125;
-    k.use_distance = 4;
-    k.bank_ways = 1;
-    k.dram_read_bytes = k.dram_write_bytes = -1;
+    mt_model_kernel k = dram_stream();
     mt_model_result r;
     assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
     /* 64 warps x 500 loads x 128 B per SM at 10 B per cycle. */
@@ -110,16 +118,7 @@ static void mshr_cap_bounds_the_misses(void **state)
     tm_set(&m, MT_MI_DRAM_MLP, 16);
     mt_model_options o = {0};
     mt_errinfo ei;
-    mt_model_kernel k = {0};
-    strcpy(k.name, "mshr");
-    k.grid_blocks = 100 * 8;
-    k.block_threads = 256;
-    k.inst = 2000;
-    k.ld_global = 500;
-    k.ld_sectors = 4;
-    k.ld_intervals = 125;
-    k.bank_ways = 1;
-    k.dram_read_bytes = k.dram_write_bytes = -1;
+    mt_model_kernel k = dram_stream();
     mt_model_result r;
     assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
     double expect = 64 * 500 * 4 * 600 / 16.0;
@@ -267,6 +266,35 @@ static void what_if_and_retarget(void **state)
     assert_int_equal(mt_model_retarget(&k, &to, &to), 0);
 }
 
+/* A chase of dependent L2 hits, one warp per SM: at half the SM clock the
+ * L2's 200 cycles become 100 (its time stays), the issue cycles stay. */
+static void clock_scales_what_lies_beyond_the_sm(void **state)
+{
+    (void)state;
+    mt_model_machine m;
+    tm_machine(&m);
+    mt_model_options o = {0};
+    mt_errinfo ei;
+    mt_model_kernel k = fma_chain(32, 200);
+    memset(k.alu_dep, 0, sizeof k.alu_dep);
+    k.ld_global = 100;
+    k.ld_intervals = 100;
+    k.ld_sectors = 1;
+    k.l2_hit = 1;
+    k.use_distance = 1;
+    mt_model_result r;
+    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    /* (less the small M/D/1 waits of a nearly idle L1 and L2) */
+    double queue = r.stack[MT_CPI_BW_L1] + r.stack[MT_CPI_BW_L2] + r.stack[MT_CPI_BW_DRAM];
+    assert_true(queue < 1);
+    assert_true(fabs(r.cycles - queue - (200 + 100 * 199)) < 1e-6);
+    o.clock_mhz = 500;
+    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    queue = r.stack[MT_CPI_BW_L1] + r.stack[MT_CPI_BW_L2] + r.stack[MT_CPI_BW_DRAM];
+    assert_true(fabs(r.cycles - queue - (200 + 100 * 99)) < 1e-6);
+    assert_true(fabs(r.seconds - r.cycles / 500e6) < 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +307,7 @@ int main(void)
         cmocka_unit_test(round_robin_pays_interleaving),
         cmocka_unit_test(mixed_traffic_cost),
         cmocka_unit_test(what_if_and_retarget),
+        cmocka_unit_test(clock_scales_what_lies_beyond_the_sm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

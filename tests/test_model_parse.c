@@ -79,8 +79,8 @@ static void kd_errors_name_the_line(void **state)
     }
 }
 
-/* The program's own output around the CSV, a units row, thousands
- * separators, two launches. */
+/* The program's own output around the CSV, a units row (sizes in Kbyte,
+ * which ncu scales by 1000), thousands separators, two launches. */
 static const char ncu_good[] =
     "==PROF== Connected to process 1\n"
     "copy 1.0 ms\n"
@@ -88,8 +88,8 @@ static const char ncu_good[] =
     "\"smsp__sass_inst_executed_op_global_ld.sum\",\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\","
     "\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\",\"lts__t_sector_op_read_hit_rate.pct\","
     "\"dram__bytes_read.sum\",\"gpu__time_duration.sum\"\n"
-    "\"\",\"\",\"\",\"\",\"inst\",\"inst\",\"\",\"sector\",\"%\",\"byte\",\"ns\"\n"
-    "\"0\",\"copy(float *)\",\"1,000\",\"64\",\"20,000\",\"4,000\",\"4,000\",\"16,000\",\"25.5\",\"128,000\",\"999\"\n"
+    "\"\",\"\",\"\",\"\",\"inst\",\"inst\",\"\",\"sector\",\"%\",\"Kbyte\",\"ns\"\n"
+    "\"0\",\"copy(float *)\",\"1,000\",\"64\",\"20,000\",\"4,000\",\"4,000\",\"16,000\",\"25.5\",\"128.000000\",\"999\"\n"
     "\"1\",\"fma(int)\",\"2\",\"32\",\"300\",\"0\",\"0\",\"0\",\"0\",\"0\",\"5\"\n"
     "==PROF== Disconnected\n";
 

@@ -44,6 +44,49 @@ static inline void li_configure(const mtv_case *c, const void *shm_kernel, const
     MTV_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cfg->carveout_pct));
 }
 
+/* A family's case state: its buffers, the version it runs, and the
+ * family's own pointers (a struct deriving from this one). */
+struct li_state {
+    mtv_buffers mem;
+    int version;
+};
+
+/* Makes a family's state S for case c and runs init on it (allocate,
+ * fill, li_configure); a failure frees what init allocated and passes the
+ * error on to the driver. */
+template <class S, class Init>
+static void *li_make(const mtv_case *c, Init init)
+{
+    S *st = new S();
+    st->version = (int)c->p[0];
+    try {
+        init(st);
+    } catch (...) {
+        mtv_free_all(&st->mem);
+        delete st;
+        throw;
+    }
+    return st;
+}
+
+template <class S>
+static void li_teardown(void *state)
+{
+    S *st = (S *)state;
+    mtv_free_all(&st->mem);
+    delete st;
+}
+
+/* Launches the version of the pair the state runs: both kernels of a pair
+ * take the same arguments. */
+template <class... Args>
+static void li_launch_pair(const li_state *st, void (*shm_kernel)(Args...), void (*l1_kernel)(Args...),
+                           const mtv_config *cfg, cudaStream_t s, Args... args)
+{
+    (st->version == LI_SHM ? shm_kernel : l1_kernel)<<<cfg->grid, cfg->block, 0, s>>>(args...);
+    MTV_CHECK_LAUNCH();
+}
+
 /* The cases of one family: the shared-memory kernel under the driver's
  * carveout, and the L1 kernel under three preferences.  On the H100
  * (CUDA 13, measured with ncu's launch__shared_mem_config_size) no

@@ -5,7 +5,13 @@
     li_study.py check DIR DOC [REPORT.json]
                                           the fixture is well-formed and DOC holds
                                           exactly the tables `table` prints
+    li_study.py write DIR DOC [REPORT.json]
+                                          rewrites DOC's tables (between the markers)
+                                          from the fixture
     li_study.py plotdata DIR OUTDIR       the data files validation/li_plots.gp draws
+    li_study.py winners DIR PRED.json     DIR/model-winners.tsv from `memtopo model
+                                          --json PRED.json` over DIR's ncu-raw (one
+                                          prediction per case, in order)
 
 DIR is a validation-suite fixture (tests/fixtures/model/README.md) of li
 cases; tests/sh/check_model_fixture.py's checks run first (every case
@@ -24,9 +30,11 @@ import importlib.util
 import json
 import lzma
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 # The fixture checks are the suite's (one copy): loaded from tests/sh.
 _spec = importlib.util.spec_from_file_location(
     'check_model_fixture', os.path.join(HERE, '..', 'tests', 'sh', 'check_model_fixture.py'))
@@ -137,10 +145,16 @@ def load(d):
 
 
 def winners(d):
+    """The model column's cells: the predicted winner and its predicted
+    speed-up, from model-winners.tsv (empty without it)."""
     p = os.path.join(d, 'model-winners.tsv')
     if not os.path.exists(p):
         return {}
-    return {r['family']: r['winner'] for r in read_tsv(p)}
+    out = {}
+    for r in read_tsv(p):
+        a, b = num(r['shm_predicted_ms'], p), num(r['l1_predicted_ms'], p)
+        out[r['family']] = f'{r["winner"]} ({max(a, b) / min(a, b):.2f}x)'
+    return out
 
 
 def kib(b):
@@ -174,6 +188,7 @@ def tables(d, report):
                    f'{r["l1hit"]:.1f} | {r["l1busy"]:.0f} | {r["inst"] / 1e6:.1f} | {r["barrier_pct"]:.1f} | '
                    f'{r["top_stall"]} ({r["top_stall_pct"]:.0f}) | {r["l2bytes"] / 1e6:.0f} | '
                    f'{r["drambytes"] / 1e6:.0f} |')
+    speedups = []
     out += ['', '| kernel | shared memory ms | best L1 case | its ms | winner | speed-up of the winner | '
             "model's predicted winner |", '|---|---|---|---|---|---|---|']
     for fam in dict.fromkeys(r['family'] for r in rows):
@@ -183,26 +198,50 @@ def tables(d, report):
             raise Bad(f'{fam}: needs a shared-memory case and an L1 case')
         best = min(l1, key=lambda r: r['ms'])
         win, lose = (s, best) if s['ms'] <= best['ms'] else (best, s)
+        speedups.append(best['ms'] / s['ms'])
         out.append(f'| {fam} | {s["ms"]:.4f} | {best["name"]} | {best["ms"]:.4f} | '
                    f'{"shared memory" if win is s else "L1"} | {lose["ms"] / win["ms"]:.2f}x | {pred.get(fam, "")} |')
+    gm = 1.0
+    for x in speedups:
+        gm *= x
+    gm **= 1.0 / len(speedups)
+    nshm = sum(1 for x in speedups if x > 1.0)
     clocks = sorted({(r['sm_mhz'], r['mem_mhz']) for r in rows})
-    out += ['', 'SM / memory clock during the timed runs (MHz): ' +
+    out += ['', f'Shared memory wins {nshm} of {len(speedups)} kernels; geometric mean of best L1 time / '
+            f'shared-memory time: {gm:.2f}.',
+            '', 'SM / memory clock during the timed runs (MHz): ' +
             ', '.join(f'{a} / {b}' for a, b in clocks) + '.']
     return '\n'.join(out) + '\n'
 
 
-def check(d, doc, report):
-    want = tables(d, report)
+def split_doc(doc):
+    """DOC as (text before the tables, the tables, text after them)."""
     with open(doc) as f:
         text = f.read()
     if BEGIN not in text or END not in text:
         raise Bad(f'{doc}: no table markers')
-    got = text.split(BEGIN, 1)[1].split(END, 1)[0].strip('\n') + '\n'
+    before, rest = text.split(BEGIN, 1)
+    inside, after = rest.split(END, 1)
+    return before, inside.strip('\n') + '\n', after
+
+
+def check(d, doc, report):
+    want = tables(d, report)
+    got = split_doc(doc)[1]
     if got != want:
         for i, (a, b) in enumerate(zip(got.splitlines(), want.splitlines())):
             if a != b:
                 raise Bad(f'{doc}: table line {i + 1} differs from the fixture: {a[:60]!r} vs {b[:60]!r}')
         raise Bad(f'{doc}: the table has {len(got.splitlines())} lines, the fixture gives {len(want.splitlines())}')
+
+
+def write(d, doc, report):
+    want = tables(d, report)
+    before, _, after = split_doc(doc)
+    tmp = doc + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(before + BEGIN + '\n' + want + END + after)
+    os.replace(tmp, doc)
 
 
 def plotdata(d, outdir):
@@ -226,14 +265,42 @@ def plotdata(d, outdir):
                     + '\n')
 
 
+def model_winners(d, pred_path):
+    """Per family, the version `memtopo model` predicts faster: its shm case
+    against the L1 case it predicts fastest (prediction k is case k)."""
+    rows = load(d)
+    with open(pred_path) as f:
+        preds = json.load(f)['predictions']
+    if len(preds) != len(rows):
+        raise Bad(f'{pred_path}: {len(preds)} predictions for {len(rows)} cases')
+    ms = {}
+    for r, p in zip(rows, preds):
+        # the model names a launch "ID:demangled name"
+        kname = re.sub(r'^[0-9]+:', '', p['kernel']).removeprefix('void ')
+        if not kname.startswith(r['kernel'] + '('):
+            raise Bad(f'{pred_path}: prediction for {p["kernel"][:40]} where case {r["name"]} runs {r["kernel"]}')
+        ms[r['name']] = 1e3 * p['base']['seconds']
+    with open(os.path.join(d, 'model-winners.tsv'), 'w') as f:
+        f.write('family\twinner\tshm_predicted_ms\tbest_l1_case\tl1_predicted_ms\n')
+        for fam in dict.fromkeys(r['family'] for r in rows):
+            shm = ms[f'li_{fam}_shm']
+            best = min((r['name'] for r in rows if r['family'] == fam and r['version'] == 'l1'), key=ms.get)
+            win = 'shared memory' if shm <= ms[best] else 'L1'
+            f.write(f'{fam}\t{win}\t{shm:.4f}\t{best}\t{ms[best]:.4f}\n')
+
+
 def main(argv):
     try:
         if len(argv) in (3, 4) and argv[1] == 'table':
             sys.stdout.write(tables(argv[2], argv[3] if len(argv) == 4 else os.path.join(argv[2], 'report.json')))
         elif len(argv) in (4, 5) and argv[1] == 'check':
             check(argv[2], argv[3], argv[4] if len(argv) == 5 else os.path.join(argv[2], 'report.json'))
+        elif len(argv) in (4, 5) and argv[1] == 'write':
+            write(argv[2], argv[3], argv[4] if len(argv) == 5 else os.path.join(argv[2], 'report.json'))
         elif len(argv) == 4 and argv[1] == 'plotdata':
             plotdata(argv[2], argv[3])
+        elif len(argv) == 4 and argv[1] == 'winners':
+            model_winners(argv[2], argv[3])
         else:
             sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
             return 2

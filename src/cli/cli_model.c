@@ -131,16 +131,18 @@ static mt_err load_kernels(const char *path, mt_cli_model_run *run, mt_errinfo *
     return e;
 }
 
-/* Keeps the kernels whose ID (the number before ':') or name matches. */
+/* Keeps the kernels whose ID (the number before ':', when `sel` is a
+ * number) or name (containing `sel` otherwise) matches. */
 static void select_kernels(mt_cli_model_run *run, const char *sel)
 {
     size_t kept = 0;
+    int by_id = sel[0] && strspn(sel, "0123456789") == strlen(sel);
     for (size_t i = 0; i < run->n; i++) {
         const char *name = run->preds[i].kernel.name;
         const char *colon = strchr(name, ':');
         int id_match = colon && strlen(sel) == (size_t)(colon - name) &&
                        strncmp(name, sel, (size_t)(colon - name)) == 0;
-        if (id_match || strstr(name, sel))
+        if (by_id ? id_match : strstr(name, sel) != NULL)
             run->preds[kept++] = run->preds[i];
     }
     run->n = kept;
@@ -301,8 +303,15 @@ int mt_cli_model(int argc, char **argv)
     if (e == MT_OK && a.sass) {
         char *text;
         if ((e = read_text(a.sass, &text, &ei)) == MT_OK) {
-            for (size_t i = 0; e == MT_OK && i < run.n; i++)
-                e = mt_model_sass_apply(text, a.sass, &run.preds[i].kernel, 1, &ei);
+            mt_model_kernel *ks = calloc(run.n ? run.n : 1, sizeof *ks);
+            if (!ks)
+                e = mt_fail(&ei, MT_ERR_NOMEM, "model: out of memory");
+            for (size_t i = 0; ks && i < run.n; i++)
+                ks[i] = run.preds[i].kernel;
+            if (ks && (e = mt_model_sass_apply(text, a.sass, ks, run.n, &ei)) == MT_OK)
+                for (size_t i = 0; i < run.n; i++)
+                    run.preds[i].kernel = ks[i];
+            free(ks);
             free(text);
         }
     }

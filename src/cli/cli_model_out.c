@@ -1,6 +1,7 @@
 /* memtopo model's outputs: the text report (inputs with their sources,
  * one block per kernel, base and what-if side by side) and the JSON
  * document (schema/model.schema.json). */
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/version.h"
@@ -59,9 +60,13 @@ void mt_cli_model_text(FILE *f, const mt_cli_model_run *run)
         fprintf(f, "\n    %-16s %14.0f MHz   ", "clock", b->clock_mhz);
         if (w)
             fprintf(f, "   %14.0f MHz   ", w->clock_mhz);
-        fprintf(f, "\n    %-16s %8.0f (%-9s)", "blocks/SM", b->blocks_per_sm, b->occupancy_limit);
-        if (w)
-            fprintf(f, "   %8.0f (%-9s)", w->blocks_per_sm, w->occupancy_limit);
+        char lim[24];
+        snprintf(lim, sizeof lim, "(%s)", b->occupancy_limit);
+        fprintf(f, "\n    %-16s %14.0f %-6s", "blocks/SM", b->blocks_per_sm, lim);
+        if (w) {
+            snprintf(lim, sizeof lim, "(%s)", w->occupancy_limit);
+            fprintf(f, "   %14.0f %-6s", w->blocks_per_sm, lim);
+        }
         fprintf(f, "\n    %-16s %14.2f       ", "waves", b->waves);
         if (w)
             fprintf(f, "   %14.2f       ", w->waves);

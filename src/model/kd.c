@@ -40,6 +40,9 @@ static const kd_key keys[] = {
     {"dram_read_bytes", KD_NUM, F(dram_read_bytes), 0},
     {"dram_write_bytes", KD_NUM, F(dram_write_bytes), 0},
     {"bank_ways", KD_COUNT1, F(bank_ways), 0},
+    {"l1_wavefronts", KD_NUM, F(l1_wavefronts), 0},
+    {"atomics", KD_NUM, F(atomics), 0},
+    {"atomic_sectors", KD_COUNT1, F(atomic_sectors), 0},
     {"barriers", KD_NUM, F(barriers), 0},
     {"ld_per_interval", KD_COUNT1, 0, 0},
     {"sh_per_interval", KD_COUNT1, 0, 0},
@@ -67,6 +70,7 @@ mt_err mt_model_kd_parse(const char *text, const char *name, mt_model_kernel *k,
     snprintf(k->source, sizeof k->source, "kd");
     k->ld_sectors = k->st_sectors = 4; /* a coalesced 4-byte access: 128 B */
     k->bank_ways = 1;
+    k->atomic_sectors = 1;
     k->dram_read_bytes = k->dram_write_bytes = -1;
     k->use_distance = 1;
     double ld_per = 1, sh_per = 1, dep_d = 0, dep_f = 1;
@@ -144,10 +148,10 @@ mt_err mt_model_kd_parse(const char *text, const char *name, mt_model_kernel *k,
         if (keys[i].required && !seen[i])
             return mt_fail(ei, MT_ERR_SPEC_PARSE, "%s: missing key %s", name, keys[i].key);
     double mem = k->ld_global + k->st_global + k->ld_shared + k->st_shared + k->barriers +
-                 k->inst_fp64 + k->inst_sfu;
+                 k->inst_fp64 + k->inst_sfu + k->atomics;
     if (mem > k->inst)
         return mt_fail(ei, MT_ERR_SPEC_PARSE,
-                       "%s: loads, stores, barriers, fp64 and sfu (%g) exceed inst (%g)", name, mem,
+                       "%s: loads, stores, atomics, barriers, fp64 and sfu (%g) exceed inst (%g)", name, mem,
                        k->inst);
     if (seen[0] == 0 && strchr(k->name, '/'))
         snprintf(k->name, sizeof k->name, "%s", strrchr(name, '/') + 1);

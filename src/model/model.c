@@ -126,6 +126,15 @@ mt_err mt_model_predict(const mt_model_machine *m, const mt_model_kernel *k,
                        "%.0f instructions per warp)",
                        k->name, k->grid_blocks, k->block_threads, k->inst);
     r->clock_mhz = o->clock_mhz > 0 ? o->clock_mhz : in(m, MT_MI_CLOCK_MHZ);
+    /* At another SM clock, what lies beyond the SM (the L2 and DRAM) takes
+     * the same time, so fewer or more SM cycles than measured; the L1 and
+     * shared memory run with the SM and keep their cycles. */
+    mt_model_machine at_clock = *m;
+    double ratio = r->clock_mhz / in(m, MT_MI_CLOCK_MHZ);
+    at_clock.in[MT_MI_L2_NEAR_LAT].value *= ratio;
+    at_clock.in[MT_MI_L2_FAR_LAT].value *= ratio;
+    at_clock.in[MT_MI_DRAM_LAT].value *= ratio;
+    m = &at_clock;
     mt_err e = occupancy(m, k, o, r, ei);
     if (e != MT_OK)
         return e;

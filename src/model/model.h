@@ -101,6 +101,9 @@ typedef struct {
     double ld_global, st_global; /* warp-level global/local load and store instructions */
     double ld_shared, st_shared;
     double ld_sectors, st_sectors; /* 32-B sectors per global request */
+    double l1_wavefronts;   /* L1 data-path passes of global accesses; <= 0: from sectors */
+    double atomics;         /* global atomic and reduction instructions (served by the L2) */
+    double atomic_sectors;  /* sectors per atomic request */
     double l1_hit;          /* sector hit rate of global loads in the L1, 0..1 */
     double l2_hit;          /* sector hit rate of reads in the L2, 0..1 */
     double dram_read_bytes, dram_write_bytes; /* per warp; < 0: derived from hit rates */
@@ -123,9 +126,10 @@ mt_err mt_model_kd_parse(const char *text, const char *name, mt_model_kernel *k,
 mt_err mt_model_ncu_parse(const char *text, const char *name, mt_model_kernel **out, size_t *n,
                           mt_errinfo *ei);
 /* Adds the SASS source page (`--page source --csv --print-source sass`):
- * instruction mix and dependence distances for the kernels whose name
- * matches (the first listing of each name).  Kernels without a listing
- * keep the raw page's counts. */
+ * instruction mix and dependence distances.  A page with one listing per
+ * launch, in the raw page's order and names, gives listing i to launch i;
+ * otherwise each launch gets the first listing of its kernel's name.
+ * Kernels without a listing keep the raw page's counts. */
 mt_err mt_model_sass_apply(const char *text, const char *name, mt_model_kernel *k, size_t n,
                            mt_errinfo *ei);
 

@@ -13,7 +13,23 @@
 typedef struct {
     char **h;
     size_t nh;
+    char **units; /* the units row (NULL when the export has none) */
+    size_t nu;
 } header;
+
+/* ncu scales sizes to a readable unit ("Kbyte", "Mbyte/block"): the SI
+ * prefix of a unit row's cell, as a factor (1 for none). */
+static double unit_scale(const char *unit)
+{
+    static const struct {
+        char prefix;
+        double factor;
+    } si[] = {{'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}};
+    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+        if (unit[0] == si[i].prefix && unit[1] >= 'a' && unit[1] <= 'z')
+            return si[i].factor;
+    return 1;
+}
 
 static long column(const header *hd, const char *metric)
 {
@@ -31,7 +47,7 @@ static double get(const header *hd, char **r, size_t nr, const char *metric, dou
     long c = column(hd, metric);
     double v;
     if (c >= 0 && (size_t)c < nr && mt_model_number(r[c], &v))
-        return v;
+        return hd->units && (size_t)c < hd->nu ? v * unit_scale(hd->units[c]) : v;
     if (missing && !*missing)
         *missing = metric;
     return fallback;
@@ -75,6 +91,25 @@ static mt_err row_kernel(const header *hd, char **r, size_t nr, mt_model_kernel 
     double st_sec = get(hd, r, nr, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0, NULL);
     double sh_wf = get(hd, r, nr, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0, NULL) +
                    get(hd, r, nr, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0, NULL);
+    /* Every request leaves the L1 in one or more wavefronts (one per
+     * data-path pass; divergent and conflicting requests take several). */
+    double wf = 0;
+    const char *ops[] = {"ld", "st", "atom", "red"};
+    for (int i = 0; i < 4; i++) {
+        char m[96];
+        snprintf(m, sizeof m, "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_%s.sum", ops[i]);
+        wf += get(hd, r, nr, m, 0, NULL);
+    }
+    double atom = get(hd, r, nr, "smsp__inst_executed_op_global_red.sum", 0, NULL) +
+                  get(hd, r, nr, "smsp__inst_executed_op_generic_atom_dot_alu.sum", 0, NULL) +
+                  get(hd, r, nr, "smsp__inst_executed_op_generic_atom_dot_cas.sum", 0, NULL);
+    double atom_req = get(hd, r, nr, "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", 0, NULL) +
+                      get(hd, r, nr, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", 0, NULL);
+    double atom_sec = get(hd, r, nr, "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", 0, NULL) +
+                      get(hd, r, nr, "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", 0, NULL);
+    k->l1_wavefronts = wf / warps;
+    k->atomics = atom / warps;
+    k->atomic_sectors = atom_req > 0 ? atom_sec / atom_req : 1;
     k->inst = total_inst / warps;
     k->ld_global = ldg / warps;
     k->st_global = stg / warps;
@@ -131,7 +166,8 @@ mt_err mt_model_ncu_parse(const char *text, const char *name, mt_model_kernel **
                 double v;
                 if (id >= 0 && !mt_model_number(c[id], &v)) {
                     units_seen = 1;
-                    mt_model_csv_free(c, nc);
+                    hd.units = c;
+                    hd.nu = nc;
                     continue;
                 }
                 units_seen = 1;
@@ -162,6 +198,7 @@ mt_err mt_model_ncu_parse(const char *text, const char *name, mt_model_kernel **
     else if (e == MT_OK && *n == 0)
         e = mt_fail(ei, MT_ERR_INVALID_ARG, "model: %s: the ncu CSV has no kernel rows", name);
     mt_model_csv_free(hd.h, hd.nh);
+    mt_model_csv_free(hd.units, hd.nu);
     if (e != MT_OK) {
         free(*out);
         *out = NULL;

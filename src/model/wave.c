@@ -61,9 +61,16 @@ static void demands(const mt_model_machine *m, const mt_model_kernel *k, double 
                                        ld_b + st_b > 0 ? st_b / (ld_b + st_b) : 0);
     double wavefront = in(m, MT_MI_BANKS) > 0 ? in(m, MT_MI_BANKS) * MODEL_BANK_WIDTH_B : 128;
     double sh_b = (k->ld_shared + k->st_shared) * fmax(k->bank_ways, 1) * wavefront;
-    d->t_l1 = warps * ((ld_b + st_b) * l1_cost + sh_b / in(m, MT_MI_SHARED_BW));
+    /* Atomics and reductions pass the L1 and are done at the L2: their
+     * sectors travel both ways. */
+    double at_b = k->atomics * k->atomic_sectors * sector;
+    /* The L1 moves at most one wavefront (banks x width bytes) a pass: a
+     * divergent or conflicting request costs its passes, not its bytes. */
+    double by_bytes = (ld_b + st_b + at_b) * l1_cost;
+    double by_passes = k->l1_wavefronts * wavefront / in(m, MT_MI_L1_BW_READ);
+    d->t_l1 = warps * (fmax(by_bytes, by_passes) + sh_b / in(m, MT_MI_SHARED_BW));
 
-    double l2_rd = ld_b * (1 - h1), l2_wr = st_b;
+    double l2_rd = ld_b * (1 - h1) + at_b, l2_wr = st_b + at_b;
     double gb_rd = in(m, MT_MI_L2_GBPS_READ);
     double l2_cost = mt_model_mix_cost(
         mt_model_per_sm(gb_rd, clock, active), mt_model_per_sm(in(m, MT_MI_L2_GBPS_COPY), clock, active),

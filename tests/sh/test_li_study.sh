@@ -64,6 +64,32 @@ check "no fixture: exit 2" rc_is 2
 study bogus
 check "bad usage: exit 2" rc_is 2
 
+# The model column: `li_study.py winners` turns memtopo model's predictions
+# (one per case, in order) into model-winners.tsv, and the table shows it.
+# A stand-in prediction file: every case at its measured time, except that
+# the transpose L1 case at 50% is predicted faster than its shm case.
+damage model; $PY - "$fx" "$tmp/model/pred.json" <<'PYEOF'
+import csv, json, sys
+d = sys.argv[1]
+cases = list(csv.DictReader(open(d + '/cases.tsv'), delimiter='\t'))
+times = {r['name']: float(r['median_ms']) for r in csv.DictReader(open(d + '/times.tsv'), delimiter='\t')}
+preds = [{'kernel': f"{k}:{c['kernel']}(float *)", 'base': {'seconds': (0.001e-3 if c['name'] == 'li_transpose_l1_c50'
+          else times[c['name']] * 1e-3)}} for k, c in enumerate(cases)]
+json.dump({'predictions': preds}, open(sys.argv[2], 'w'))
+PYEOF
+study winners "$tmp/model" "$tmp/model/pred.json"
+check "winners: exit 0" rc_is 0
+check "  the predicted winner follows the predicted times" \
+  grep -q "^transpose	L1	[0-9.]*	li_transpose_l1_c50	0.0010$" "$tmp/model/model-winners.tsv"
+check "  and shared memory where it is predicted faster" grep -q "^conv	shared memory	0.1111	" "$tmp/model/model-winners.tsv"
+study table "$tmp/model"
+check "  the table's model column shows it, with the predicted speed-up" \
+  grep -q '^| transpose | .* | L1 ([0-9.]*x) |$' "$tmp/out"
+$PY -c "import json,sys; d=json.load(open(sys.argv[1])); d['predictions'].pop(); json.dump(d, open(sys.argv[1], 'w'))" \
+  "$tmp/model/pred.json"
+study winners "$tmp/model" "$tmp/model/pred.json"
+check "a prediction missing: exit 1" bash -c "[ \$(cat $tmp/rc) = 1 ] && grep -q '23 predictions for 24 cases' $tmp/err"
+
 # The committed plots, and the script that redraws them from the fixture.
 is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && [ "$(stat -c %s "$1")" -gt 5000 ]; }
 for p in li-h100-times.png li-h100-factors.png; do

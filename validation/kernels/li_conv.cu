@@ -64,19 +64,15 @@ __global__ void li_conv_l1_kernel(const float *__restrict__ in, float *__restric
     out[(size_t)y * n + x] = sum;
 }
 
-struct cv_state {
-    mtv_buffers mem;
+struct cv_state : li_state {
     float *in, *out;
-    int version;
 };
 
 static void *li_conv_setup(const mtv_case *c, const mtv_device *d, mtv_config *cfg)
 {
     (void)d;
-    cv_state *st = new cv_state();
-    st->version = (int)c->p[0];
-    size_t elems = (size_t)CV_N * CV_N;
-    try {
+    return li_make<cv_state>(c, [&](cv_state *st) {
+        size_t elems = (size_t)CV_N * CV_N;
         st->in = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
         st->out = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
         mtv_fill_f32_int(st->in, elems, CV_SEED_IN, CV_SPAN);
@@ -86,22 +82,14 @@ static void *li_conv_setup(const mtv_case *c, const mtv_device *d, mtv_config *c
         MTV_CHECK(cudaMemcpyToSymbol(li_conv_weights, w, sizeof w));
         li_configure(c, (const void *)li_conv_shm_kernel, (const void *)li_conv_l1_kernel,
                      dim3(CV_N / CV_BX, CV_N / CV_BY), dim3(CV_BX, CV_BY), 2 * elems * sizeof(float), cfg);
-    } catch (...) {
-        mtv_free_all(&st->mem);
-        delete st;
-        throw;
-    }
-    return st;
+    });
 }
 
 static void li_conv_launch(void *state, const mtv_config *cfg, cudaStream_t s)
 {
     cv_state *st = (cv_state *)state;
-    if (st->version == LI_SHM)
-        li_conv_shm_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->in, st->out, CV_N);
-    else
-        li_conv_l1_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->in, st->out, CV_N);
-    MTV_CHECK_LAUNCH();
+    li_launch_pair<const float *, float *, int>(st, li_conv_shm_kernel, li_conv_l1_kernel, cfg, s, st->in, st->out,
+                                                CV_N);
 }
 
 /* Every output pixel, compared exactly. */
@@ -136,12 +124,5 @@ static bool li_conv_verify(void *state, std::string *why)
     return true;
 }
 
-static void li_conv_teardown(void *state)
-{
-    cv_state *st = (cv_state *)state;
-    mtv_free_all(&st->mem);
-    delete st;
-}
-
 LI_FAMILY_CASES(conv, "li_conv_shm_kernel", "li_conv_l1_kernel", "5x5 convolution of a 4096^2 image, 32x8 tiles",
-                li_conv_setup, li_conv_launch, li_conv_verify, li_conv_teardown);
+                li_conv_setup, li_conv_launch, li_conv_verify, li_teardown<cv_state>);

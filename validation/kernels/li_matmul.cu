@@ -62,19 +62,15 @@ __global__ void li_matmul_l1_kernel(const float *__restrict__ a, const float *__
     c[(size_t)row * n + col] = sum;
 }
 
-struct mm_state {
-    mtv_buffers mem;
+struct mm_state : li_state {
     float *a, *b, *c;
-    int version;
 };
 
 static void *li_matmul_setup(const mtv_case *c, const mtv_device *d, mtv_config *cfg)
 {
     (void)d;
-    mm_state *st = new mm_state();
-    st->version = (int)c->p[0];
-    size_t elems = (size_t)MM_N * MM_N;
-    try {
+    return li_make<mm_state>(c, [&](mm_state *st) {
+        size_t elems = (size_t)MM_N * MM_N;
         st->a = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
         st->b = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
         st->c = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
@@ -82,22 +78,14 @@ static void *li_matmul_setup(const mtv_case *c, const mtv_device *d, mtv_config 
         mtv_fill_f32_int(st->b, elems, MM_SEED_B, MM_SPAN);
         li_configure(c, (const void *)li_matmul_shm_kernel, (const void *)li_matmul_l1_kernel,
                      dim3(MM_N / MM_TILE, MM_N / MM_TILE), dim3(MM_TILE, MM_TILE), 3 * elems * sizeof(float), cfg);
-    } catch (...) {
-        mtv_free_all(&st->mem);
-        delete st;
-        throw;
-    }
-    return st;
+    });
 }
 
 static void li_matmul_launch(void *state, const mtv_config *cfg, cudaStream_t s)
 {
     mm_state *st = (mm_state *)state;
-    if (st->version == LI_SHM)
-        li_matmul_shm_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->a, st->b, st->c, MM_N);
-    else
-        li_matmul_l1_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->a, st->b, st->c, MM_N);
-    MTV_CHECK_LAUNCH();
+    li_launch_pair<const float *, const float *, float *, int>(st, li_matmul_shm_kernel, li_matmul_l1_kernel, cfg, s,
+                                                               st->a, st->b, st->c, MM_N);
 }
 
 static bool li_matmul_verify(void *state, std::string *why)
@@ -129,12 +117,5 @@ static bool li_matmul_verify(void *state, std::string *why)
     return true;
 }
 
-static void li_matmul_teardown(void *state)
-{
-    mm_state *st = (mm_state *)state;
-    mtv_free_all(&st->mem);
-    delete st;
-}
-
 LI_FAMILY_CASES(matmul, "li_matmul_shm_kernel", "li_matmul_l1_kernel", "tiled matrix multiply 2048^3, 16x16 tiles",
-                li_matmul_setup, li_matmul_launch, li_matmul_verify, li_matmul_teardown);
+                li_matmul_setup, li_matmul_launch, li_matmul_verify, li_teardown<mm_state>);

@@ -84,19 +84,15 @@ __global__ void li_nbody_l1_kernel(const float4 *__restrict__ pos, float3 *__res
     acc[i] = a;
 }
 
-struct nb_state {
-    mtv_buffers mem;
+struct nb_state : li_state {
     float4 *pos;
     float3 *acc;
-    int version;
 };
 
 static void *li_nbody_setup(const mtv_case *c, const mtv_device *d, mtv_config *cfg)
 {
     (void)d;
-    nb_state *st = new nb_state();
-    st->version = (int)c->p[0];
-    try {
+    return li_make<nb_state>(c, [&](nb_state *st) {
         st->pos = (float4 *)mtv_alloc(&st->mem, NB_N * sizeof(float4));
         st->acc = (float3 *)mtv_alloc(&st->mem, NB_N * sizeof(float3));
         std::vector<float4> host(NB_N);
@@ -105,22 +101,14 @@ static void *li_nbody_setup(const mtv_case *c, const mtv_device *d, mtv_config *
         MTV_CHECK(cudaMemcpy(st->pos, host.data(), NB_N * sizeof(float4), cudaMemcpyHostToDevice));
         li_configure(c, (const void *)li_nbody_shm_kernel, (const void *)li_nbody_l1_kernel, dim3(NB_N / NB_THREADS),
                      dim3(NB_THREADS), NB_N * (sizeof(float4) + sizeof(float3)), cfg);
-    } catch (...) {
-        mtv_free_all(&st->mem);
-        delete st;
-        throw;
-    }
-    return st;
+    });
 }
 
 static void li_nbody_launch(void *state, const mtv_config *cfg, cudaStream_t s)
 {
     nb_state *st = (nb_state *)state;
-    if (st->version == LI_SHM)
-        li_nbody_shm_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->pos, st->acc, NB_N);
-    else
-        li_nbody_l1_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->pos, st->acc, NB_N);
-    MTV_CHECK_LAUNCH();
+    li_launch_pair<const float4 *, float3 *, int>(st, li_nbody_shm_kernel, li_nbody_l1_kernel, cfg, s, st->pos,
+                                                  st->acc, NB_N);
 }
 
 static bool li_nbody_verify(void *state, std::string *why)
@@ -155,12 +143,5 @@ static bool li_nbody_verify(void *state, std::string *why)
     return true;
 }
 
-static void li_nbody_teardown(void *state)
-{
-    nb_state *st = (nb_state *)state;
-    mtv_free_all(&st->mem);
-    delete st;
-}
-
 LI_FAMILY_CASES(nbody, "li_nbody_shm_kernel", "li_nbody_l1_kernel", "all-pairs N-body, 32768 bodies, 128-body tiles",
-                li_nbody_setup, li_nbody_launch, li_nbody_verify, li_nbody_teardown);
+                li_nbody_setup, li_nbody_launch, li_nbody_verify, li_teardown<nb_state>);

@@ -71,40 +71,28 @@ __global__ void li_scratch_l1_kernel(const unsigned *__restrict__ in, float *__r
     }
 }
 
-struct sc_state {
-    mtv_buffers mem;
+struct sc_state : li_state {
     unsigned *in;
     float *out;
-    int version;
 };
 
 static void *li_scratch_setup(const mtv_case *c, const mtv_device *d, mtv_config *cfg)
 {
-    sc_state *st = new sc_state();
-    st->version = (int)c->p[0];
-    try {
+    return li_make<sc_state>(c, [&](sc_state *st) {
         st->in = (unsigned *)mtv_alloc(&st->mem, SC_WORDS * sizeof(unsigned));
         st->out = (float *)mtv_alloc(&st->mem, SC_WORDS * sizeof(float));
         mtv_fill_u32(st->in, SC_WORDS, SC_SEED, 0xffffffffu);
         li_configure(c, (const void *)li_scratch_shm_kernel, (const void *)li_scratch_l1_kernel,
                      dim3((unsigned)d->sms * SC_BLOCKS_PER_SM), dim3(SC_THREADS),
                      SC_WORDS * (sizeof(unsigned) + sizeof(float)), cfg);
-    } catch (...) {
-        mtv_free_all(&st->mem);
-        delete st;
-        throw;
-    }
-    return st;
+    });
 }
 
 static void li_scratch_launch(void *state, const mtv_config *cfg, cudaStream_t s)
 {
     sc_state *st = (sc_state *)state;
-    if (st->version == LI_SHM)
-        li_scratch_shm_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->in, st->out, SC_WORDS);
-    else
-        li_scratch_l1_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->in, st->out, SC_WORDS);
-    MTV_CHECK_LAUNCH();
+    li_launch_pair<const unsigned *, float *, size_t>(st, li_scratch_shm_kernel, li_scratch_l1_kernel, cfg, s, st->in,
+                                                      st->out, SC_WORDS);
 }
 
 /* Every output, compared exactly. */
@@ -128,13 +116,6 @@ static bool li_scratch_verify(void *state, std::string *why)
     return true;
 }
 
-static void li_scratch_teardown(void *state)
-{
-    sc_state *st = (sc_state *)state;
-    mtv_free_all(&st->mem);
-    delete st;
-}
-
 LI_FAMILY_CASES(scratch, "li_scratch_shm_kernel", "li_scratch_l1_kernel",
                 "per-thread 48-entry scratch arrays (MarchingCubes-like), 4M items", li_scratch_setup,
-                li_scratch_launch, li_scratch_verify, li_scratch_teardown);
+                li_scratch_launch, li_scratch_verify, li_teardown<sc_state>);

@@ -51,40 +51,28 @@ __global__ void li_transpose_l1_kernel(const float *__restrict__ in, float *__re
         out[(size_t)(y + j) * n + x] = li_l1_load(&in[(size_t)x * n + y + j]);
 }
 
-struct tp_state {
-    mtv_buffers mem;
+struct tp_state : li_state {
     float *in, *out;
-    int version;
 };
 
 static void *li_transpose_setup(const mtv_case *c, const mtv_device *d, mtv_config *cfg)
 {
     (void)d;
-    tp_state *st = new tp_state();
-    st->version = (int)c->p[0];
-    size_t elems = (size_t)TP_N * TP_N;
-    try {
+    return li_make<tp_state>(c, [&](tp_state *st) {
+        size_t elems = (size_t)TP_N * TP_N;
         st->in = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
         st->out = (float *)mtv_alloc(&st->mem, elems * sizeof(float));
         mtv_fill_u32((uint32_t *)st->in, elems, TP_SEED, TP_MASK);
         li_configure(c, (const void *)li_transpose_shm_kernel, (const void *)li_transpose_l1_kernel,
                      dim3(TP_N / TP_TILE, TP_N / TP_TILE), dim3(TP_TILE, TP_ROWS), 2 * elems * sizeof(float), cfg);
-    } catch (...) {
-        mtv_free_all(&st->mem);
-        delete st;
-        throw;
-    }
-    return st;
+    });
 }
 
 static void li_transpose_launch(void *state, const mtv_config *cfg, cudaStream_t s)
 {
     tp_state *st = (tp_state *)state;
-    if (st->version == LI_SHM)
-        li_transpose_shm_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->in, st->out, TP_N);
-    else
-        li_transpose_l1_kernel<<<cfg->grid, cfg->block, 0, s>>>(st->in, st->out, TP_N);
-    MTV_CHECK_LAUNCH();
+    li_launch_pair<const float *, float *, int>(st, li_transpose_shm_kernel, li_transpose_l1_kernel, cfg, s, st->in,
+                                                st->out, TP_N);
 }
 
 /* out[r][c] must hold the bits of in[c][r], for every element. */
@@ -108,13 +96,6 @@ static bool li_transpose_verify(void *state, std::string *why)
     return true;
 }
 
-static void li_transpose_teardown(void *state)
-{
-    tp_state *st = (tp_state *)state;
-    mtv_free_all(&st->mem);
-    delete st;
-}
-
 LI_FAMILY_CASES(transpose, "li_transpose_shm_kernel", "li_transpose_l1_kernel",
                 "transpose of a 4096^2 matrix, 32x32 tiles", li_transpose_setup, li_transpose_launch,
-                li_transpose_verify, li_transpose_teardown);
+                li_transpose_verify, li_teardown<tp_state>);
