@@ -446,6 +446,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
         contradict_far_class(c, true);
         return MT_OK;
     }
+    c->cs[MT_CACHE_L2].sm_capacity = small.lo;
     if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
         f = mt_find_value(
             (double)small.lo, "B", MT_SRC_MEASURED, "pchase-fine capacity from one SM",
