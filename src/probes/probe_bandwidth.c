@@ -278,19 +278,48 @@ static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, 
     return n;
 }
 
+/* The figure a finding of set_pair stands for: its value, or the rate a
+ * lower bound was made from (a level measured at several sizes keeps its
+ * best, whichever of the two it was). */
+static double measured_rate(const mt_finding *f)
+{
+    return f->kind == MT_FIND_VALUE         ? f->value
+           : f->kind == MT_FIND_LOWER_BOUND ? f->lo / (1 - MT_BW_RISE_SHARE)
+                                            : 0;
+}
+
+/* One finding of set_pair: a value, or where the rate still rose a lower
+ * bound.  A rate still rising at the most bytes in flight a launch allows
+ * is what this kernel got, not the level's ceiling (random spec w1472:
+ * shared-memory copies 7% under theirs, w1364: a whole-L2 read whose data
+ * held too few bytes in flight, 10x under), so it is a bound; it gives away
+ * MT_BW_RISE_SHARE, the share within which two rates count as the same
+ * (mt_bw_best), because a rate read at the ceiling may come out a little
+ * over it (the R and 2R difference; 0.02% in the random specs when
+ * the bound was the rate itself). */
+static mt_finding rate_finding(double rate, int rising, const char *unit, const char *note)
+{
+    if (rising)
+        return mt_find_bound(rate * (1 - MT_BW_RISE_SHARE), unit, "stream-difference",
+                             MT_CONF_DIFFERENCE, "%s", note);
+    return mt_find_value(rate, unit, MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE, "%s",
+                         note);
+}
+
 /* The two findings of a level and op.  `rising`: the best rate still
  * grew at the most bytes in flight a launch allows (said in the note: the
  * level may deliver more to a kernel with more loads in flight than
- * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT). */
+ * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT), and the findings are lower
+ * bounds (rate_finding). */
 static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double bw, double gbps,
                      double by_block, int rising, const bw_config *k, uint32_t runs)
 {
-    char name[32], cfg[320], data[96];
+    char name[32], cfg[400], data[96];
     /* A level measured at several sizes (the L2's near read) keeps its
      * best. */
     snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
     const mt_finding *had = mt_get(c, l->key, name);
-    if (had->kind == MT_FIND_VALUE && had->value >= bw)
+    if (measured_rate(had) >= bw)
         return;
     if (l->shared_data)
         snprintf(data, sizeof data, "%llu KiB per SM of %llu KiB all SMs read",
@@ -303,18 +332,20 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
              "flight; median of %u runs (R and 2R repeats)%s%s",
              op_name(op), l->what, data, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
              op == MT_STREAM_COPY ? "; bytes read + written" : "",
-             rising ? "; still rising at the most in flight a launch allows" : "");
+             rising ? "; still rising at the most in flight a launch allows: a bound, less "
+                      "MT_BW_RISE_SHARE"
+                    : "");
     /* The slowest block's clock64 interval, next to the figure from the
      * launch's time at the measured clock: they agree when each SM runs
      * its blocks at once, and the block's is high when an SM runs them in
      * waves (measure()). */
-    mt_finding f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
-                                 MT_CONF_DIFFERENCE, "%s; %.1f by the slowest block's clock",
-                                 cfg, by_block);
+    char note[sizeof cfg + 64];
+    snprintf(note, sizeof note, "%s; %.1f by the slowest block's clock", cfg, by_block);
+    mt_finding f = rate_finding(bw, rising, "B/clk/SM", note);
     snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
-    f = mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
-                      "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count);
+    snprintf(note, sizeof note, "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count);
+    f = rate_finding(gbps, rising, "GB/s", note);
     snprintf(name, sizeof name, "gbps_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
 }
@@ -725,8 +756,13 @@ static mt_err bandwidth(mt_probe_ctx *c)
                         : l2 / BW_L2_UNKNOWN_DIV;
     uint64_t l2_sm = pow2_floor(near / S);
     /* The MLP sweep reads without copying: twice the bandwidth's L2 data,
-     * room for more chases of a warm lap each. */
-    uint64_t l2_mlp = pow2_floor(2 * near);
+     * room for more chases of a warm lap each, where that is half the
+     * measured partition.  Without one, l2 / BW_L2_UNKNOWN_DIV is already all
+     * of the smallest partition the driver's figure allows (half of it in
+     * eight): twice that spilled to DRAM and read the DRAM's MLP, 232 for
+     * the L2's 82 (seed w1107, an L2 of half the driver's size). */
+    bool part_known = part->kind == MT_FIND_VALUE && part->confidence >= MT_CONF_TRUSTED;
+    uint64_t l2_mlp = pow2_floor(part_known ? 2 * near : near);
     if (l2_sm >= 4096)
         n = l2_levels(c, lv, n, l2_sm, pow2_floor(near), rwc);
     /* DRAM: several times the L2, within the path limit (a copy spans 2x). */
