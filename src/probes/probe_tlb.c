@@ -660,6 +660,7 @@ static mt_err tlb(mt_probe_ctx *c)
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
     uint64_t page = 0;
+    bool dropped = false; /* steps past a set-associative first level set aside */
     if (nlev > 0) {
         mt_progress(c, "TLB: page size");
         if ((err = page_scan(&r, &lv[0], &pk, &page)) != MT_OK)
@@ -689,6 +690,7 @@ static mt_err tlb(mt_probe_ctx *c)
                 /* The levels past the first that the big stride showed
                  * were its sets overflowing one by one: the doubling at
                  * one page per element looks for the next level again. */
+                dropped = nlev > 1;
                 lv[0] = one;
                 nlev = 1;
                 pk = PAGE_VALUE;
@@ -740,12 +742,13 @@ static mt_err tlb(mt_probe_ctx *c)
         uint64_t m = start;
         if (!hidden && (err = doubling(&r, (uint32_t)page, &m, lv, &nlev)))
             return err;
-        /* The bound on a level not found rests only on the chains of one
-         * page per element that overflowed the first level (none ran: no
-         * bound). */
+        /* The bound on a level not found: the chains of one page per
+         * element that overflowed the first level, or, none having run,
+         * the earlier chains only if they showed no step past the first
+         * level (steps set aside may have been the next level's). */
         if (!lv[0].sets || m > start)
             bound_n = n = m;
-        else
+        else if (dropped)
             bound_n = 0;
     }
     for (int d = 0; d < nlev; d++)
