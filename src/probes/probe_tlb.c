@@ -202,7 +202,7 @@ mt_err mt_tlb_bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
 /* Whether the edge holds at `stride`: the chain of lo elements against
  * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it.
  * *fits = false (nothing run) when lo + 1 elements exceed the limits. */
-static mt_err edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
+mt_err mt_tlb_edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
 {
     *fits = lv->lo + 1 <= mt_tlb_max_elements(r, stride);
     if (!*fits)
@@ -233,7 +233,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     bool fits = false, holds = false;
     mt_err err = MT_OK;
     if (doubles(r, lv->base)) {
-        err = edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
+        err = mt_tlb_edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
         if (err != MT_OK)
             return err;
         if (fits) {
@@ -246,7 +246,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     uint64_t odd = (uint64_t)lv->base + lv->base / 2 + TLB_ODD_STRIDE_EXTRA;
     if (odd > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
-    err = edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
+    err = mt_tlb_edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
         r->c->ei->msg[0] = '\0';
         return MT_OK;
@@ -272,7 +272,7 @@ static mt_err check_page(tlb_run *r, tlb_level *lv, uint64_t page)
     if (s > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
     bool fits = false, holds = false;
-    mt_err err = edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
+    mt_err err = mt_tlb_edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
         r->c->ei->msg[0] = '\0';
         return MT_OK;
