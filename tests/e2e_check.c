@@ -14,8 +14,9 @@
 
 /* --tlb: only the TLB probe (and what it requires), judged under the
  * contract; --tlb-exact: also the set-associative first level read
- * exactly (tlb_first_exact).  Set for every spec after the flag. */
-typedef enum { RUN_ALL, RUN_TLB, RUN_TLB_EXACT } run_kind;
+ * exactly (tlb_first_exact); --tlb-levels-exact: also every TLB level
+ * exactly (tlb_check's exact mode).  Set for every spec after the flag. */
+typedef enum { RUN_ALL, RUN_TLB, RUN_TLB_EXACT, RUN_TLB_LEVELS_EXACT } run_kind;
 
 static int check_one(const char *path, run_kind kind)
 {
@@ -72,6 +73,10 @@ static int check_one(const char *path, run_kind kind)
         bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, MT_TRUTH_CONTRACT, msg, sizeof msg);
         if (kind == RUN_TLB_EXACT)
             bad += tlb_first_exact(mt_backend_sim_spec(be), t, msg, sizeof msg);
+        if (kind == RUN_TLB_LEVELS_EXACT) {
+            g_mode = MT_TRUTH_EXACT;
+            bad += tlb_check(mt_backend_sim_spec(be), t, msg, sizeof msg);
+        }
         if (bad)
             printf("not ok %s: %d findings wrong with confidence >= %.1f\n%s", path, bad,
                    MT_TRUTH_TRUSTED, msg);
@@ -88,8 +93,9 @@ int main(int argc, char **argv)
     int failed = 0;
     run_kind kind = RUN_ALL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--tlb") || !strcmp(argv[i], "--tlb-exact")) {
-            kind = argv[i][5] ? RUN_TLB_EXACT : RUN_TLB;
+        if (!strcmp(argv[i], "--tlb") || !strcmp(argv[i], "--tlb-exact") ||
+            !strcmp(argv[i], "--tlb-levels-exact")) {
+            kind = !argv[i][5] ? RUN_TLB : argv[i][6] == 'e' ? RUN_TLB_EXACT : RUN_TLB_LEVELS_EXACT;
             continue;
         }
         failed += check_one(argv[i], kind);
