@@ -202,7 +202,7 @@ mt_err mt_tlb_bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
 /* Whether the edge holds at `stride`: the chain of lo elements against
  * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it.
  * *fits = false (nothing run) when lo + 1 elements exceed the limits. */
-static mt_err edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
+mt_err mt_tlb_edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
 {
     *fits = lv->lo + 1 <= mt_tlb_max_elements(r, stride);
     if (!*fits)
@@ -233,7 +233,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     bool fits = false, holds = false;
     mt_err err = MT_OK;
     if (doubles(r, lv->base)) {
-        err = edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
+        err = mt_tlb_edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
         if (err != MT_OK)
             return err;
         if (fits) {
@@ -246,7 +246,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     uint64_t odd = (uint64_t)lv->base + lv->base / 2 + TLB_ODD_STRIDE_EXTRA;
     if (odd > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
-    err = edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
+    err = mt_tlb_edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
         r->c->ei->msg[0] = '\0';
         return MT_OK;
@@ -272,7 +272,7 @@ static mt_err check_page(tlb_run *r, tlb_level *lv, uint64_t page)
     if (s > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
     bool fits = false, holds = false;
-    mt_err err = edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
+    mt_err err = mt_tlb_edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
         r->c->ei->msg[0] = '\0';
         return MT_OK;
@@ -559,6 +559,43 @@ static void set_ways_checked(mt_probe_ctx *c, tlb_level *lv)
     mt_set(c, "tlb1", "ways", &f);
 }
 
+/* Whether a level past a set-associative first one (entries lv->lo) has
+ * fewer than twice its entries: the chain of 2E elements at one page per
+ * element against the one of E misses the first level on every element
+ * (each set holds 2W pages in turn), so its step is the first level's
+ * penalty alone unless a further level overflowed too; a step above it
+ * by a step's margin (TLB_MIN_STEP_CYCLES, TLB_STEP_Z standard errors) is
+ * that level, whose entries lie in [E, 2E - 1]: reported as that range at
+ * MT_CONF_INCONSISTENT (its penalty is not separated from the first
+ * level's), and *hidden tells the caller not to count past it. */
+static mt_err next_within_overflow(tlb_run *r, const tlb_level *lv, uint64_t page, bool *hidden)
+{
+    *hidden = false;
+    uint32_t stride = spread_stride(r, (uint32_t)page);
+    if (2 * lv->lo > mt_tlb_max_elements(r, stride))
+        return MT_OK;
+    mt_progress(r->c, "TLB: %llu against %llu pages, a level within the first's overflow",
+                (unsigned long long)(2 * lv->lo), (unsigned long long)lv->lo);
+    mt_paired_shift s;
+    mt_err err = mt_tlb_shift_of(r, lv->lo, 2 * lv->lo, stride, &s);
+    if (err != MT_OK)
+        return err;
+    mt_paired_shift excess = s;
+    excess.shift = s.shift - lv->step;
+    if (!mt_tlb_is_step(&excess))
+        return MT_OK;
+    *hidden = true;
+    mt_finding f = mt_find_range((double)lv->lo, (double)(2 * lv->lo - 1), "count",
+                                 "pchase-fine paired", MT_CONF_INCONSISTENT,
+                                 "%llu pages against %llu added %.1f cycles, %.1f more than the "
+                                 "first level's penalty: a level overflowing within the first "
+                                 "level's overflow, its penalty not separated",
+                                 (unsigned long long)(2 * lv->lo), (unsigned long long)lv->lo,
+                                 s.shift, excess.shift);
+    mt_set(r->c, level_key[1], "entries", &f);
+    return MT_OK;
+}
+
 static mt_err tlb(mt_probe_ctx *c)
 {
     for (int d = 0; d < TLB_LEVELS; d++)
@@ -623,6 +660,7 @@ static mt_err tlb(mt_probe_ctx *c)
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
     uint64_t page = 0;
+    bool dropped = false; /* steps past a set-associative first level set aside */
     if (nlev > 0) {
         mt_progress(c, "TLB: page size");
         if ((err = page_scan(&r, &lv[0], &pk, &page)) != MT_OK)
@@ -652,6 +690,7 @@ static mt_err tlb(mt_probe_ctx *c)
                 /* The levels past the first that the big stride showed
                  * were its sets overflowing one by one: the doubling at
                  * one page per element looks for the next level again. */
+                dropped = nlev > 1;
                 lv[0] = one;
                 nlev = 1;
                 pk = PAGE_VALUE;
@@ -687,15 +726,30 @@ static mt_err tlb(mt_probe_ctx *c)
     if (nlev > 0 && lv[0].base != TLB_BIG_STRIDE)
         bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
     if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
-        /* A set-associative first level met at its sets' span held only
-         * its ways there: at one page per element it holds its entries, so
-         * the doubling starts beyond them (both chains overflow it). */
-        uint64_t start = lv[0].sets && n < 2 * lv[0].lo ? 2 * lv[0].lo : n;
-        uint64_t m = start;
-        if ((err = doubling(&r, (uint32_t)page, &m, lv, &nlev)))
+        /* A set-associative first level: the chains the earlier strides
+         * compared (up to n) had their elements spread over its sets, so a
+         * next level's step hid in the first level's set-by-set overflow
+         * (tlb-2way-2m: 8192 entries unseen up to 19198 elements, then a
+         * bound above the truth).  The levels they showed were dropped;
+         * the doubling looks for the next level afresh at one page per
+         * element, from twice the entries (both chains overflow the first
+         * level fully), never from n.  A level between the entries and
+         * twice them would hide in that overflow: checked first. */
+        bool hidden = false;
+        if (lv[0].sets && (err = next_within_overflow(&r, &lv[0], page, &hidden)) != MT_OK)
             return err;
-        if (m > start || !lv[0].sets)
+        uint64_t start = lv[0].sets ? 2 * lv[0].lo : n;
+        uint64_t m = start;
+        if (!hidden && (err = doubling(&r, (uint32_t)page, &m, lv, &nlev)))
+            return err;
+        /* The bound on a level not found: the chains of one page per
+         * element that overflowed the first level, or, none having run,
+         * the earlier chains only if they showed no step past the first
+         * level (steps set aside may have been the next level's). */
+        if (!lv[0].sets || m > start)
             bound_n = n = m;
+        else if (dropped)
+            bound_n = 0;
     }
     for (int d = 0; d < nlev; d++)
         set_level(c, d, &lv[d], pk, page, level_conf(&lv[0]));

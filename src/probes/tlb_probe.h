@@ -41,6 +41,12 @@ bool mt_tlb_is_step(const mt_paired_shift *s);
  * between lv->lo (fits) and lv->hi (overflows), by bisection. */
 mt_err mt_tlb_bisect(tlb_run *r, tlb_level *lv, uint32_t stride);
 
+/* Whether level lv's edge (lv->lo) holds at `stride`: the chain of lo
+ * elements against one of lo / 2 shows no step (more than half lv->step),
+ * the chain of lo + 1 against lo shows it.  *fits = false (nothing run)
+ * when lo + 1 elements exceed the limits. */
+mt_err mt_tlb_edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds);
+
 /* At most this share of a level's penalty is "no interference" in the
  * sharing test (tlb_share.c): a shift between it and half the penalty is
  * neither answer.  A quarter leaves the paired median's noise (well under

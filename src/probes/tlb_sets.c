@@ -67,6 +67,38 @@ static mt_err edge_at(tlb_run *r, uint64_t t, tlb_level *out, uint64_t *e)
     return MT_OK;
 }
 
+/* The edge at stride t2 = 2t from the edge `cur` found at t: below the
+ * sets' span the elements at t fall into k sets and their edge is k x W,
+ * at 2t into k / 2 sets (edge halved); at the span and above, one set
+ * (edge the same).  So the same edge, then half of it, is checked first
+ * (two chains each, mt_tlb_edge_holds) and only when neither holds is the
+ * edge found afresh by edge_at's doubling and bisection (some 14 chases
+ * against 2 to 4). */
+static mt_err edge_next(tlb_run *r, uint64_t t2, const tlb_level *cur, tlb_level *next,
+                        uint64_t *e2)
+{
+    uint32_t stride = (uint32_t)(t2 + r->line);
+    const uint64_t guess[2] = {cur->lo, cur->lo / 2};
+    for (int k = 0; k < 2 && guess[k] >= 1; k++) {
+        tlb_level g = *cur;
+        g.lo = guess[k];
+        g.hi = guess[k] + 1;
+        g.base = (uint32_t)t2;
+        bool fits = false, holds = false;
+        mt_progress(r->c, "TLB: set climb, edge %llu at %llu B?", (unsigned long long)g.lo,
+                    (unsigned long long)t2);
+        mt_err err = mt_tlb_edge_holds(r, &g, stride, &fits, &holds);
+        if (err != MT_OK)
+            return err;
+        if (fits && holds) {
+            *next = g;
+            *e2 = g.lo;
+            return MT_OK;
+        }
+    }
+    return edge_at(r, t2, next, e2);
+}
+
 mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
 {
     *found = false;
@@ -81,7 +113,7 @@ mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
     for (uint64_t t = TLB_SETS_CLIMB_FROM; t + t / 2 + r->line <= UINT32_MAX; t *= 2) {
         mt_err err = e ? MT_OK : edge_at(r, t, &cur, &e);
         if (err == MT_OK && e && 2 * t + r->line <= UINT32_MAX)
-            err = edge_at(r, 2 * t, &next, &e2);
+            err = edge_next(r, 2 * t, &cur, &next, &e2);
         if (err == MT_ERR_REPLAY) { /* a recording made before this step */
             r->c->ei->msg[0] = '\0';
             return MT_OK;
