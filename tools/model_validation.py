@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The model's error against measured times (tests/sh/test_model_validation.sh).
 
-Usage: model_validation.py CASES.tsv TIMES.tsv RAW.csv PRED.json LABEL OUT.tsv
+Usage: model_validation.py CASES.tsv TIMES.tsv RAW.csv PRED.json LABEL OUT.tsv [TARGET_CASES.tsv]
 
 Pairs the k-th prediction of PRED.json (memtopo model --json over the ncu
 raw page RAW.csv, one launch per case, cases in CASES.tsv's order) with case
@@ -10,7 +10,13 @@ Appends one row per case to OUT.tsv: label, case, group, measured and
 predicted ms, the signed error, the model's dominant CPI class and ncu's
 dominant stall class (docs/model.md, "Stall-reason mapping").  Prints one
 summary line per group: the median absolute error and the share of cases
-whose dominant classes agree."""
+whose dominant classes agree.
+
+TARGET_CASES.tsv (a prediction on another GPU, whose times TIMES.tsv are):
+the target GPU's own cases.tsv.  A case sized from the device (its grid or
+footprint differs there: the L2-sized streams run 20% more bytes on the
+H200's 60 MiB L2 than on the H100's 50 MiB) is not the kernel that was
+profiled, so it is left out of the comparison and counted on stderr."""
 import csv
 import json
 import statistics
@@ -68,6 +74,12 @@ def ncu_rows(path):
 def main(argv):
     cases_p, times_p, raw_p, pred_p, label, out_p = argv[1:7]
     cases = list(csv.DictReader(open(cases_p), delimiter="\t"))
+    target = {}
+    if len(argv) > 7:
+        target = {r["name"]: r for r in csv.DictReader(open(argv[7]), delimiter="\t")}
+    launch_keys = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+                   "dyn_smem_bytes", "footprint_bytes")
+    resized = 0
     times = {r["name"]: r for r in csv.DictReader(open(times_p), delimiter="\t")
              if r.get("verify") == "ok"}
     preds = json.load(open(pred_p))["predictions"]
@@ -81,6 +93,10 @@ def main(argv):
             t = times.get(c["name"])
             if not t:
                 continue
+            other = target.get(c["name"]) if target else c
+            if other is None or any(other.get(k) != c.get(k) for k in launch_keys):
+                resized += 1
+                continue
             measured = float(t["median_ms"])
             predicted = p["base"]["seconds"] * 1e3
             err = predicted / measured - 1
@@ -93,6 +109,9 @@ def main(argv):
             g = by_group.setdefault(c["group"], [[], 0])
             g[0].append(abs(err))
             g[1] += mdl == ncu
+    if resized:
+        print("%s: %d cases left out: not the same launch on the target GPU" % (label, resized),
+              file=sys.stderr)
     for g, (errs, agree) in sorted(by_group.items()):
         print("%s\t%s\t%.1f\t%d\t%.0f" % (label, g, 100 * statistics.median(errs), len(errs),
                                           100.0 * agree / len(errs)))

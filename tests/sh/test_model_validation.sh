@@ -41,7 +41,7 @@ if [ -f "$h200/cases.tsv" ]; then
     ${c200:+--clock "$c200"} --json "$tmp/x200.json"
   check "H100 profiles on the H200: predicted" rc_is 0
   $PY "$root/tools/model_validation.py" "$h100/cases.tsv" "$h200/times.tsv" "$tmp/raw.csv" \
-    "$tmp/x200.json" h100-on-h200 "$out" >>"$sum"; echo $? >"$tmp/rc"
+    "$tmp/x200.json" h100-on-h200 "$out" "$h200/cases.tsv" >>"$sum"; echo $? >"$tmp/rc"
   check "H100 profiles on the H200: errors computed" rc_is 0
 fi
 cat "$sum"
