@@ -8,7 +8,7 @@
 /* For the GPU at PCI address self (domain, bus, device): its current PCIe
  * generation and width, its active NVLinks (to anything: a GPU or an
  * NVSwitch), those of them whose far end is the GPU at peer (NULL: none
- * asked) and their version.  Each output is MT_LINK_NOT_AVAILABLE
+ * asked) and their generation (NVLink 4 for NVML's 4.0).  Each output is MT_LINK_NOT_AVAILABLE
  * (backend.h) when NVML cannot tell; 0 NVLinks when NVML answers and none
  * is active (reaches the peer). */
 typedef struct {
