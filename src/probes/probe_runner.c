@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/phase_times.h"
+#include "confidence.h"
 #include "interference_guard.h"
 #include "probe_internal.h"
 
@@ -203,9 +204,21 @@ static mt_err create_objects(mt_topology *t, mt_errinfo *ei)
         }
     for (size_t i = 0; i < n; i++)
         if (!mt_topology_add_object(t, decl[i]->key, decl[i]->name, decl[i]->abbrev, decl[i]->type,
-                                    decl[i]->flags))
+                                    decl[i]->flags & ~MT_OBJ_DECL_ON_DEMAND))
             return mt_fail(ei, MT_ERR_NOMEM, "out of memory creating object %s", decl[i]->key);
     return MT_OK;
+}
+
+/* Drops every on-demand object no probe measured in this run. */
+static void drop_unmeasured_objects(mt_topology *t)
+{
+    for (const mt_probe_desc *const *p = mt_probe_registry; *p; p++)
+        for (const mt_object_decl *o = (*p)->objects; o && o->key; o++) {
+            const mt_object *x =
+                (o->flags & MT_OBJ_DECL_ON_DEMAND) ? mt_topology_object(t, o->key) : NULL;
+            if (x && !x->probed)
+                mt_topology_remove_object(t, o->key);
+        }
 }
 
 /* 1 when the probe declares object `key` as its own. */
@@ -235,6 +248,44 @@ static void declare_unmeasured(mt_probe_ctx *c, const mt_probe_desc *d)
     }
 }
 
+/* A finding a probe left unset while one of its prerequisites was not a
+ * trusted value (e.g. l1d.replacement when l1d.size came out as a range
+ * at 0.40: nothing to fill exactly) becomes "not measured" with that
+ * reason, on any object: the report says why it is missing, and a node or
+ * fleet comparison does not count it as a difference (compare.h).  A
+ * finding missing with trusted prerequisites stays missing: a probe that
+ * failed, which a comparison flags. */
+static void explain_skipped(mt_probe_ctx *c, const mt_probe_desc *d)
+{
+    char why[sizeof ((mt_finding *)0)->note] = "";
+    for (const char *const *r = d->requires; r && *r && !why[0]; r++) {
+        char key[64];
+        const char *name = mt_split_finding_id(*r, key, sizeof key);
+        const mt_finding *f = name ? mt_topology_get(c->topo, key, name) : NULL;
+        if (f && (f->kind != MT_FIND_VALUE || f->confidence < MT_CONF_TRUSTED))
+            snprintf(why, sizeof why,
+                     "not measured: its prerequisite %s is not a trusted value (%s at confidence "
+                     "%.2f)",
+                     *r, f->kind == MT_FIND_VALUE ? "a value" : f->kind == MT_FIND_RANGE ? "a range"
+                         : f->kind == MT_FIND_LOWER_BOUND ? "a bound" : "not a number",
+                     f->confidence);
+    }
+    if (!why[0])
+        return;
+    for (const mt_finding_decl *f = d->provides; f && f->id; f++) {
+        char key[64];
+        const char *name = mt_split_finding_id(f->id, key, sizeof key);
+        if (!name || mt_finding_id_is_family(f->id))
+            continue;
+        mt_object *o = mt_topology_object(c->topo, key);
+        if (!o || mt_object_get(o, name))
+            continue;
+        mt_finding none = {.kind = MT_FIND_NONE, .source = MT_SRC_MEASURED};
+        snprintf(none.note, sizeof none.note, "%s", why);
+        mt_set(c, key, name, &none);
+    }
+}
+
 static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
 {
     c->desc = d;
@@ -246,6 +297,7 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
     double t0 = mt_phase_now();
     mt_err err = d->run(c);
     if (err == MT_OK) {
+        explain_skipped(c, d);
         declare_unmeasured(c, d);
         if (c->set_err != MT_OK) {
             err = c->set_err;
@@ -333,6 +385,7 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
     mt_phase_add("derivations", mt_phase_now() - t_derive);
     mt_guard_end(&c, g);
     free(g);
+    drop_unmeasured_objects(topo);
     topo->total_seconds = mt_phase_now() - t0;
     return err;
 }
