@@ -29,7 +29,7 @@ typedef struct {           /* nvmlPciInfo_t */
  * generation (the major version) is what the backend passes on: the
  * per-link rate follows it (NVLink 2.0 and 2.2 alike carry 25 GB/s per
  * direction). */
-static uint32_t nvlink_generation(unsigned int nvml_enum)
+uint32_t mtc_nvml_nvlink_generation(unsigned int nvml_enum)
 {
     static const uint32_t major[] = {0, 1, 2, 2, 3, 3, 4, 5, 6};
     if (nvml_enum == 0 || nvml_enum >= sizeof major / sizeof major[0])
@@ -103,7 +103,7 @@ void mtc_nvml_link_query(const mtc_pci_addr *self, const mtc_pci_addr *peer, mtc
                     continue;
                 active++;
                 if (f.version && f.version(dev, l, &v) == NVML_OK)
-                    version = nvlink_generation(v);
+                    version = mtc_nvml_nvlink_generation(v);
                 memset(&far, 0, sizeof far);
                 if (peer && f.remote && f.remote(dev, l, &far) == NVML_OK &&
                     far.domain == peer->domain && far.bus == peer->bus &&

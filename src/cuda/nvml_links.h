@@ -18,6 +18,10 @@ typedef struct {
     uint32_t pcie_gen, pcie_width;
     uint32_t nvlinks_active, nvlinks_to_peer, nvlink_version;
 } mtc_nvml_links;
+/* The NVLink generation (1..6) of nvmlDeviceGetNvLinkVersion's answer,
+ * an nvmlNvlinkVersion_t (6 is NVLink 4.0); MT_LINK_NOT_AVAILABLE for 0
+ * (invalid) or a value newer than the table. */
+uint32_t mtc_nvml_nvlink_generation(unsigned int nvml_enum);
 void mtc_nvml_link_query(const mtc_pci_addr *self, const mtc_pci_addr *peer, mtc_nvml_links *out);
 
 #endif

@@ -351,10 +351,11 @@ static mt_err links(mt_probe_ctx *c)
         return MT_OK;
     }
     /* The host link first, alongside the other GPUs' probes and host
-     * links: each GPU reaches the host over a PCIe link of its own, and
-     * the H200s measured the same host rates alone (--device 0) and side
-     * by side (--device all).  Then each link to another GPU alone: see
-     * mt_link_gate. */
+     * links: each GPU reaches the host over a PCIe x16 link of its own
+     * (the two H200s' host links, measured side by side, agreed within
+     * 0.5% in every run and matched the H100's measured alone; their
+     * NVLink, measured from both ends at once, did not).  Then each link
+     * to another GPU alone: see mt_link_gate. */
     mt_err err = measure_link(c, MT_LINK_HOST);
     const mt_link_gate *g = c->opt->link_gate;
     for (int i = 0; err == MT_OK && i < c->opt->n_link_peers; i++) {
