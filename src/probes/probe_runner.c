@@ -248,8 +248,8 @@ static void declare_unmeasured(mt_probe_ctx *c, const mt_probe_desc *d)
     }
 }
 
-/* A finding a probe left unset while one of its prerequisites was not a
- * trusted value (e.g. l1d.replacement when l1d.size came out as a range
+/* A finding a probe left unset while one of its prerequisites was not
+ * trusted (e.g. l1d.replacement when l1d.size came out as a range
  * at 0.40: nothing to fill exactly) becomes "not measured" with that
  * reason, on any object: the report says why it is missing, and a node or
  * fleet comparison does not count it as a difference (compare.h).  A
@@ -262,12 +262,17 @@ static void explain_skipped(mt_probe_ctx *c, const mt_probe_desc *d)
         char key[64];
         const char *name = mt_split_finding_id(*r, key, sizeof key);
         const mt_finding *f = name ? mt_topology_get(c->topo, key, name) : NULL;
-        if (f && (f->kind != MT_FIND_VALUE || f->confidence < MT_CONF_TRUSTED))
+        /* Untrusted: below MT_CONF_TRUSTED, not measured, or a number
+         * known only as a range or a bound.  A category (text, a set,
+         * "absent") at a trusted confidence is an answer, and a probe
+         * that skips a finding on it (no partitions, no shared cache)
+         * says something about the GPU: that absence stays absent. */
+        bool open_number = f && (f->kind == MT_FIND_RANGE || f->kind == MT_FIND_LOWER_BOUND);
+        if (f && (f->kind == MT_FIND_NONE || open_number || f->confidence < MT_CONF_TRUSTED))
             snprintf(why, sizeof why,
-                     "not measured: its prerequisite %s is not a trusted value (%s at confidence "
-                     "%.2f)",
-                     *r, f->kind == MT_FIND_VALUE ? "a value" : f->kind == MT_FIND_RANGE ? "a range"
-                         : f->kind == MT_FIND_LOWER_BOUND ? "a bound" : "not a number",
+                     "not measured: its prerequisite %s is not trusted (%s at confidence %.2f)",
+                     *r, f->kind == MT_FIND_RANGE ? "a range" : f->kind == MT_FIND_LOWER_BOUND
+                         ? "a bound" : f->kind == MT_FIND_NONE ? "not measured" : "a finding",
                      f->confidence);
     }
     if (!why[0])

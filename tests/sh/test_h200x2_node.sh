@@ -101,7 +101,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 l1 = [o for o in r["objects"] if o["key"] == "l1d"][0]
 l1["findings"]["replacement"] = {"label": "replacement policy", "kind": "none", "unit": "", "source": "measured",
-    "method": "", "confidence": 0, "note": "not measured: its prerequisite l1d.size is not a trusted value (a range at confidence 0.40)"}
+    "method": "", "confidence": 0, "note": "not measured: its prerequisite l1d.size is not trusted (a range at confidence 0.40)"}
 json.dump(r, open(sys.argv[1], "w"))
 P
 run_mt compare "$tmp/n0.json" "$tmp/n1.json"

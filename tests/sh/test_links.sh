@@ -56,6 +56,13 @@ import json, sys
 ks = [o["key"] for o in json.load(open(sys.argv[1]))["objects"] if o["type"] == "link" and o["probed"]]
 sys.exit(ks != ["link_host"])' "$tmp/a.json"
 run_mt --sim "$S/node2-gpu0.spec" --only dram --json "$tmp/none.json" -q
+check "without --links a report holds no link object (none left empty)" $PY -c '
+import json, sys
+sys.exit(any(o["key"].startswith("link_") for o in json.load(open(sys.argv[1]))["objects"]))' "$tmp/none.json"
+check "a node run's GPU 0 holds its host link and its link to GPU 1 only" $PY -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["members"][0]["report"]
+sys.exit([o["key"] for o in r["objects"] if o["key"].startswith("link_")] != ["link_host", "link_gpu1"])' "$tmp/node.json"
 check "without --links a single run measures no link" $PY -c '
 import json, sys
 sys.exit(any(o["type"] == "link" and o["probed"] for o in json.load(open(sys.argv[1]))["objects"]))' "$tmp/none.json"
