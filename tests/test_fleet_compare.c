@@ -189,8 +189,8 @@ static void not_measured_for_a_prerequisite_is_not_a_difference(void **state)
     set_text(t[0], "l1d", "replacement", "recency (LRU or tree pseudo-LRU)");
     set_text(t[1], "l1d", "replacement", "recency (LRU or tree pseudo-LRU)");
     mt_finding none = {.kind = MT_FIND_NONE};
-    snprintf(none.note, sizeof none.note, "not measured: its prerequisite l1d.size is not a "
-             "trusted value (a range at confidence 0.40)");
+    snprintf(none.note, sizeof none.note, "not measured: its prerequisite l1d.size is not one "
+             "value (a range at confidence 0.40), so there is no exact number of lines to fill");
     assert_int_equal(mt_object_set(mt_topology_object(t[0], "l1d"), "replacement", NULL, &none),
                      MT_OK);
     mt_fleet_cmp *c = compare(t, 2);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "../core/phase_times.h"
-#include "confidence.h"
 #include "interference_guard.h"
 #include "probe_internal.h"
 
@@ -248,49 +247,6 @@ static void declare_unmeasured(mt_probe_ctx *c, const mt_probe_desc *d)
     }
 }
 
-/* A finding a probe left unset while one of its prerequisites was not
- * trusted (e.g. l1d.replacement when l1d.size came out as a range
- * at 0.40: nothing to fill exactly) becomes "not measured" with that
- * reason, on any object: the report says why it is missing, and a node or
- * fleet comparison does not count it as a difference (compare.h).  A
- * finding missing with trusted prerequisites stays missing: a probe that
- * failed, which a comparison flags. */
-static void explain_skipped(mt_probe_ctx *c, const mt_probe_desc *d)
-{
-    char why[sizeof ((mt_finding *)0)->note] = "";
-    for (const char *const *r = d->requires; r && *r && !why[0]; r++) {
-        char key[64];
-        const char *name = mt_split_finding_id(*r, key, sizeof key);
-        const mt_finding *f = name ? mt_topology_get(c->topo, key, name) : NULL;
-        /* Untrusted: below MT_CONF_TRUSTED, not measured, or a number
-         * known only as a range or a bound.  A category (text, a set,
-         * "absent") at a trusted confidence is an answer, and a probe
-         * that skips a finding on it (no partitions, no shared cache)
-         * says something about the GPU: that absence stays absent. */
-        bool open_number = f && (f->kind == MT_FIND_RANGE || f->kind == MT_FIND_LOWER_BOUND);
-        if (f && (f->kind == MT_FIND_NONE || open_number || f->confidence < MT_CONF_TRUSTED))
-            snprintf(why, sizeof why,
-                     "not measured: its prerequisite %s is not trusted (%s at confidence %.2f)",
-                     *r, f->kind == MT_FIND_RANGE ? "a range" : f->kind == MT_FIND_LOWER_BOUND
-                         ? "a bound" : f->kind == MT_FIND_NONE ? "not measured" : "a finding",
-                     f->confidence);
-    }
-    if (!why[0])
-        return;
-    for (const mt_finding_decl *f = d->provides; f && f->id; f++) {
-        char key[64];
-        const char *name = mt_split_finding_id(f->id, key, sizeof key);
-        if (!name || mt_finding_id_is_family(f->id))
-            continue;
-        mt_object *o = mt_topology_object(c->topo, key);
-        if (!o || mt_object_get(o, name))
-            continue;
-        mt_finding none = {.kind = MT_FIND_NONE, .source = MT_SRC_MEASURED};
-        snprintf(none.note, sizeof none.note, "%s", why);
-        mt_set(c, key, name, &none);
-    }
-}
-
 static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
 {
     c->desc = d;
@@ -302,7 +258,6 @@ static mt_err run_one(mt_probe_ctx *c, const mt_probe_desc *d)
     double t0 = mt_phase_now();
     mt_err err = d->run(c);
     if (err == MT_OK) {
-        explain_skipped(c, d);
         declare_unmeasured(c, d);
         if (c->set_err != MT_OK) {
             err = c->set_err;

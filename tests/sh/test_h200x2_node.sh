@@ -12,8 +12,8 @@
 #     rate above it; a simulated GPU with that link (NVLink 4 x18, the same
 #     rates) now gets the nominal 450 GB/s and doubts the impossible one;
 #   - nolinks.json: GPU 0 lacks l1d.replacement (its L1 size untrusted):
-#     stated as "not measured" with the reason, as the runner now writes
-#     it, the comparison passes; lacking it with no reason, GPU 0 differs.
+#     stated as "not measured" with the reason, as the replacement probe
+#     now writes it, the comparison passes; lacking it with no reason, GPU 0 differs.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 FX=$root/tests/fixtures/h200x2-node
@@ -101,7 +101,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 l1 = [o for o in r["objects"] if o["key"] == "l1d"][0]
 l1["findings"]["replacement"] = {"label": "replacement policy", "kind": "none", "unit": "", "source": "measured",
-    "method": "", "confidence": 0, "note": "not measured: its prerequisite l1d.size is not trusted (a range at confidence 0.40)"}
+    "method": "", "confidence": 0, "note": "not measured: its prerequisite l1d.size is not one value (a range at confidence 0.40), so there is no exact number of lines to fill"}
 json.dump(r, open(sys.argv[1], "w"))
 P
 run_mt compare "$tmp/n0.json" "$tmp/n1.json"
