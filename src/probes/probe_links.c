@@ -195,8 +195,8 @@ static void report_query(mt_probe_ctx *c, const char *key, int32_t peer, const u
     if (*nominal > 0) {
         mt_finding f = mt_find_value(
             *nominal, "GB/s", MT_SRC_DERIVED, "nominal-from-driver", 1.0,
-            "computed, not measured: %s per direction (NVLink generation 1: 20 GB/s per link, "
-            "2-4: 25, 5: 50; PCIe per lane after line coding: Gen1 0.25, Gen2 0.5, Gen3 0.985, Gen4 1.969, "
+            "computed, not measured: %s per direction (NVLink 1: 20 GB/s per link, 2-4: 25, 5: "
+            "50; PCIe per lane after line coding: Gen1 0.25, Gen2 0.5, Gen3 0.985, Gen4 1.969, "
             "Gen5 3.938, Gen6 7.563 GB/s)",
             type);
         mt_set(c, key, "nominal_bandwidth", &f);
