@@ -179,6 +179,7 @@ TEST_LIBS_cuda      := backend core
 # The cuda backend's pure host logic (no CUDA header), tested without a GPU.
 TEST_EXTRA_test_cuda_layout := $(B)/san/cuda/limits.o $(B)/san/cuda/layout.o $(B)/san/cuda/schedule.o
 TEST_EXTRA_test_cuda_icache_ptx := $(B)/san/cuda/icache_ptx.o
+TEST_EXTRA_test_cuda_nvml_links := $(B)/san/cuda/nvml_links.o
 TEST_LIBS_probes    := probes recording report sim topology analysis backend core
 TEST_LIBS_fleet     := fleet report topology analysis backend core
 TEST_LIBS_e2e       := cli model fleet probes recording report sim topology analysis backend core

@@ -177,6 +177,33 @@ static void untrusted_missing_and_failed(void **state)
     free_all(t, 4, c);
 }
 
+/* The two H200s (nolinks.json, 01:40 UTC): GPU 0's l1d.size came out as
+ * a range at 0.40, so the replacement probe had nothing to fill exactly.
+ * Recorded as "not measured" with that reason, the finding is not
+ * compared and GPU 0 is not flagged; lacking it with no reason, GPU 0 is
+ * (a probe that failed). */
+static void not_measured_for_a_prerequisite_is_not_a_difference(void **state)
+{
+    (void)state;
+    mt_topology *t[2] = {gpu(50 * MIB, 688), gpu(50 * MIB, 688)};
+    set_text(t[0], "l1d", "replacement", "recency (LRU or tree pseudo-LRU)");
+    set_text(t[1], "l1d", "replacement", "recency (LRU or tree pseudo-LRU)");
+    mt_finding none = {.kind = MT_FIND_NONE};
+    snprintf(none.note, sizeof none.note, "not measured: its prerequisite l1d.size is not one "
+             "value (a range at confidence 0.40), so there is no exact number of lines to fill");
+    assert_int_equal(mt_object_set(mt_topology_object(t[0], "l1d"), "replacement", NULL, &none),
+                     MT_OK);
+    mt_fleet_cmp *c = compare(t, 2);
+    assert_int_equal(row_of(c, "l1d", "replacement")->status[0], MT_CMP_UNTRUSTED);
+    assert_int_equal(c->n_flagged_reports, 0);
+    mt_fleet_cmp_free(c);
+    mt_object_remove(mt_topology_object(t[0], "l1d"), "replacement");
+    c = compare(t, 2);
+    assert_int_equal(row_of(c, "l1d", "replacement")->status[0], MT_CMP_MISSING);
+    assert_int_equal(c->flagged[0], 1);
+    free_all(t, 2, c);
+}
+
 /* Categories: the strict majority's; none without one. */
 static void categories_by_majority(void **state)
 {
@@ -249,6 +276,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(robust_center_and_limit),
+        cmocka_unit_test(not_measured_for_a_prerequisite_is_not_a_difference),
         cmocka_unit_test(identical_reports_are_the_same),
         cmocka_unit_test(reference_flags_beyond_tolerance),
         cmocka_unit_test(median_flags_only_the_outlier),

@@ -342,7 +342,7 @@ typedef enum {
     MT_LINK_F_PEER_ACCESS = 0, /* 1: this GPU's SMs can load from the peer's memory */
     MT_LINK_F_TYPE,            /* mt_link_type */
     MT_LINK_F_NVLINKS,         /* active NVLinks to the peer */
-    MT_LINK_F_NVLINK_VERSION,  /* 1..5 */
+    MT_LINK_F_NVLINK_VERSION,  /* the NVLink generation, 1..6 (not NVML's enum) */
     MT_LINK_F_PCIE_GEN,        /* this GPU's PCIe generation (current) */
     MT_LINK_F_PCIE_WIDTH,      /* lanes (current) */
     MT_LINK_F_PERF_RANK,       /* cudaDevP2PAttrPerformanceRank (0 best) */

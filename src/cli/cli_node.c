@@ -13,6 +13,7 @@
 #include "../report/output_check.h"
 #include "../report/report.h"
 #include "cli.h"
+#include "node_gate.h"
 
 typedef struct {
     mt_cli one;                   /* the options, naming this GPU alone */
@@ -21,12 +22,14 @@ typedef struct {
     mt_err err;
     mt_errinfo ei;
     bool started;                 /* its thread runs (join it) */
+    mt_node_gate_member gate;     /* its turn at the links between GPUs */
 } node_job;
 
 static void *measure_job(void *arg)
 {
     node_job *j = arg;
     j->err = mt_cli_measure(&j->one, j->stop, &j->topo, &j->ei);
+    mt_node_gate_member_done(&j->gate); /* the others need not wait for it */
     return NULL;
 }
 
@@ -110,18 +113,34 @@ int mt_cli_node(const mt_cli *o)
         mt_cli_error_line("out of memory");
         return mt_exit_code(MT_ERR_NOMEM);
     }
+    /* The links between GPUs are measured after every GPU's own probes,
+     * one at a time (node_gate.h); the GPUs' probes and host links run
+     * side by side. */
+    mt_node_gate gate;
+    if (mt_node_gate_init(&gate, n) != 0) {
+        free(jobs);
+        free(threads);
+        free(fl.members);
+        mt_cli_error_line("cannot create the node's link lock");
+        return mt_exit_code(MT_ERR_NOMEM);
+    }
     for (int i = 0; i < n; i++) {
         job_options(o, i, &jobs[i].one);
+        mt_node_gate_member_init(&jobs[i].gate, &gate);
+        jobs[i].one.probes.link_gate = &jobs[i].gate.gate;
         jobs[i].stop = stop;
         /* A thread that cannot be started measures nothing: its GPU is
          * reported as failed, the others go on. */
         jobs[i].started = pthread_create(&threads[i], NULL, measure_job, &jobs[i]) == 0;
-        if (!jobs[i].started)
+        if (!jobs[i].started) {
             jobs[i].err = mt_fail(&jobs[i].ei, MT_ERR_NOMEM, "cannot start a thread");
+            mt_node_gate_member_done(&jobs[i].gate);
+        }
     }
     for (int i = 0; i < n; i++)
         if (jobs[i].started)
             pthread_join(threads[i], NULL);
+    mt_node_gate_destroy(&gate);
     for (int i = 0; i < n; i++) {
         mt_fleet_member *m = &fl.members[i];
         if (o->n_sims > 1)

@@ -22,6 +22,21 @@ typedef struct {           /* nvmlPciInfo_t */
 #define NVML_NVLINK_MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS of nvml.h */
 #define NVML_FEATURE_ENABLED 1
 
+/* nvmlDeviceGetNvLinkVersion answers an nvmlNvlinkVersion_t, not the
+ * NVLink generation: 1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1,
+ * 6 = 4.0, 7 = 5.0, 8 = 6.0 (nvml.h).  The H200s of nvidia-h200-x2
+ * answer 6, NVLink 4 (reported as "NVLink 6" before this table).  The
+ * generation (the major version) is what the backend passes on: the
+ * per-link rate follows it (NVLink 2.0 and 2.2 alike carry 25 GB/s per
+ * direction). */
+uint32_t mtc_nvml_nvlink_generation(unsigned int nvml_enum)
+{
+    static const uint32_t major[] = {0, 1, 2, 2, 3, 3, 4, 5, 6};
+    if (nvml_enum == 0 || nvml_enum >= sizeof major / sizeof major[0])
+        return MT_LINK_NOT_AVAILABLE; /* invalid, or newer than this table */
+    return major[nvml_enum];
+}
+
 typedef struct {
     nvml_ret (*init)(void);
     nvml_ret (*shutdown)(void);
@@ -88,7 +103,7 @@ void mtc_nvml_link_query(const mtc_pci_addr *self, const mtc_pci_addr *peer, mtc
                     continue;
                 active++;
                 if (f.version && f.version(dev, l, &v) == NVML_OK)
-                    version = v;
+                    version = mtc_nvml_nvlink_generation(v);
                 memset(&far, 0, sizeof far);
                 if (peer && f.remote && f.remote(dev, l, &far) == NVML_OK &&
                     far.domain == peer->domain && far.bus == peer->bus &&

@@ -30,12 +30,29 @@
 typedef struct mt_probe_ctx mt_probe_ctx;
 typedef struct mt_probe_options mt_probe_options;
 
+/* A node run's turn-taking for the links between its GPUs (the CLI's
+ * node_gate.c; NULL for one GPU).  The links probe calls enter(ctx) before
+ * it measures a link to another GPU and leave(ctx) after: enter returns
+ * once no GPU of the node still runs its other probes and no other link
+ * between GPUs is being measured.  One NVLink carries GPU 0's reads from
+ * GPU 1 and GPU 1's writes to GPU 0 the same way, so two ends measured
+ * at once share it (the H200s' 516 GB/s over a 450 GB/s link). */
+typedef struct {
+    void *ctx;
+    void (*enter)(void *ctx);
+    void (*leave)(void *ctx);
+} mt_link_gate;
+
 /* An object a probe reports on (created in every run, so that the report
- * shows every row even when the probe did not run). */
+ * shows every row even when the probe did not run), unless its flags hold
+ * MT_OBJ_DECL_ON_DEMAND: then it is kept only where its probe measured it
+ * (the links: a report lists the links it measured, not seventeen empty
+ * ones).  That bit belongs to the declaration; the object never has it. */
+#define MT_OBJ_DECL_ON_DEMAND (1u << 31)
 typedef struct {
     const char *key, *name, *abbrev;
     mt_object_type type;
-    unsigned flags; /* MT_OBJ_* */
+    unsigned flags; /* MT_OBJ_*, and MT_OBJ_DECL_ON_DEMAND */
     int order;      /* position in the report (objects of all probes sorted by it) */
 } mt_object_decl;
 
@@ -146,6 +163,7 @@ typedef struct mt_probe_options {
     bool links;
     int link_peers[MT_LINK_MAX_PEER + 1];
     int n_link_peers;
+    const mt_link_gate *link_gate; /* a node run's: links to GPUs one at a time */
 } mt_probe_options;
 
 void mt_probe_options_default(mt_probe_options *o);

@@ -111,8 +111,31 @@ static mt_err replacement(mt_probe_ctx *c)
 {
     const mt_finding *size = mt_get(c, "l1d", "size"), *line = mt_get(c, "l1d", "line");
     const mt_cache_state *s = &c->cs[MT_CACHE_L1D];
-    if (size->kind != MT_FIND_VALUE || line->kind != MT_FIND_VALUE || !s->hit_known)
-        return MT_OK; /* nothing to fill exactly: no finding */
+    if (size->kind == MT_FIND_ABSENT)
+        return MT_OK; /* global loads are not cached: no cache, no policy */
+    if (size->kind != MT_FIND_VALUE || line->kind != MT_FIND_VALUE || !s->hit_known) {
+        /* Nothing to fill exactly.  Said so in the finding: "not
+         * measured" with the reason is not compared between GPUs, where
+         * a finding missing without one would flag this GPU as different
+         * (one of the two H200s: its L1 size a range at 0.40). */
+        const mt_finding *why = size->kind != MT_FIND_VALUE ? size : line;
+        const char *name = size->kind != MT_FIND_VALUE ? "size" : "line";
+        mt_finding f = {.kind = MT_FIND_NONE, .source = MT_SRC_MEASURED};
+        snprintf(f.method, sizeof f.method, "access sequences");
+        if (why->kind != MT_FIND_VALUE)
+            snprintf(f.note, sizeof f.note,
+                     "not measured: its prerequisite l1d.%s is not one value (a %s at confidence "
+                     "%.2f), so there is no exact number of lines to fill",
+                     name, why->kind == MT_FIND_RANGE ? "range"
+                           : why->kind == MT_FIND_LOWER_BOUND ? "bound" : "category",
+                     why->confidence);
+        else
+            snprintf(f.note, sizeof f.note,
+                     "not measured: the L1's hit latency is not known, so hits cannot be told "
+                     "from misses");
+        mt_set(c, "l1d", "replacement", &f);
+        return MT_OK;
+    }
     mt_note_threshold(c, "POLICY_KEPT_SHARE", POLICY_KEPT_SHARE,
                       "replacement: at most this miss share means the lines were kept");
     mt_note_threshold(c, "POLICY_EVICTED_SHARE", POLICY_EVICTED_SHARE,

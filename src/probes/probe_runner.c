@@ -203,9 +203,21 @@ static mt_err create_objects(mt_topology *t, mt_errinfo *ei)
         }
     for (size_t i = 0; i < n; i++)
         if (!mt_topology_add_object(t, decl[i]->key, decl[i]->name, decl[i]->abbrev, decl[i]->type,
-                                    decl[i]->flags))
+                                    decl[i]->flags & ~MT_OBJ_DECL_ON_DEMAND))
             return mt_fail(ei, MT_ERR_NOMEM, "out of memory creating object %s", decl[i]->key);
     return MT_OK;
+}
+
+/* Drops every on-demand object no probe measured in this run. */
+static void drop_unmeasured_objects(mt_topology *t)
+{
+    for (const mt_probe_desc *const *p = mt_probe_registry; *p; p++)
+        for (const mt_object_decl *o = (*p)->objects; o && o->key; o++) {
+            const mt_object *x =
+                (o->flags & MT_OBJ_DECL_ON_DEMAND) ? mt_topology_object(t, o->key) : NULL;
+            if (x && !x->probed)
+                mt_topology_remove_object(t, o->key);
+        }
 }
 
 /* 1 when the probe declares object `key` as its own. */
@@ -333,6 +345,7 @@ mt_err mt_probe_run_all(mt_backend *be, const mt_probe_options *opt, mt_topology
     mt_phase_add("derivations", mt_phase_now() - t_derive);
     mt_guard_end(&c, g);
     free(g);
+    drop_unmeasured_objects(topo);
     topo->total_seconds = mt_phase_now() - t0;
     return err;
 }

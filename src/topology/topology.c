@@ -69,6 +69,17 @@ mt_object *mt_topology_object(const mt_topology *t, const char *key)
     return NULL;
 }
 
+void mt_topology_remove_object(mt_topology *t, const char *key)
+{
+    mt_object *o = t ? mt_topology_object(t, key) : NULL;
+    if (!o)
+        return;
+    size_t i = (size_t)(o - t->objects);
+    free(o->findings);
+    memmove(o, o + 1, (t->n_objects - i - 1) * sizeof *o);
+    t->n_objects--;
+}
+
 mt_object *mt_topology_add_object(mt_topology *t, const char *key, const char *name,
                                   const char *abbrev, mt_object_type type, unsigned flags)
 {

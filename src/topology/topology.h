@@ -155,6 +155,9 @@ mt_object *mt_topology_add_object(mt_topology *t, const char *key, const char *n
                                   const char *abbrev, mt_object_type type, unsigned flags);
 /* The object with this key, or NULL. */
 mt_object *mt_topology_object(const mt_topology *t, const char *key);
+/* Removes the object with this key and its findings (no-op when absent);
+ * the others keep their order.  Pointers to objects are invalidated. */
+void mt_topology_remove_object(mt_topology *t, const char *key);
 
 /* Sets (adds, or replaces in place keeping its position) finding `name` of
  * o.  label NULL keeps an existing label (or uses the name).  MT_ERR_NOMEM,
