@@ -24,6 +24,10 @@ findings "$tmp/h100.json" >"$tmp/live"
 # 512 miss slots per SM.
 check "h100: near read at the L2's 5500 / 132 B/clk/SM" near "$tmp/live" l2.bw_read 41.67 1.25
 check "h100: whole-L2 read too" near "$tmp/live" l2.bw_read_whole 41.67 1.25
+check "h100: the read within a partition too (the model merges no requests)" \
+  near "$tmp/live" l2.bw_read_partition 41.67 1.25
+check "h100: its note names the data and the SMs reading each line" \
+  grep -q "KiB per SM of [0-9]* KiB, each line read by [0-9.]* SMs" "$tmp/h100.json"
 check "h100: the GPU keeps 5500 / 32 x 283.5 loads in flight at the L2" \
   near "$tmp/live" l2.mlp_gpu 48726 132
 check "h100: the near read's note names the shared data" \
@@ -39,6 +43,7 @@ run_mt --sim "$spec" --only l2,l2map --bandwidth --quiet --json "$tmp/gpu.json"
 check "--bandwidth runs on bw-gpu-bound-two-partitions" rc_is 0
 findings "$tmp/gpu.json" >"$tmp/gpu"
 check "links bind: whole-L2 read at 320 / 16 B/clk/SM" near "$tmp/gpu" l2.bw_read_whole 20 0.6
+check "links bind: the read within a partition too" near "$tmp/gpu" l2.bw_read_partition 20 0.6
 check "links bind: 10 x 269.5 loads in flight to the L2 per GPU" near "$tmp/gpu" l2.mlp_gpu 2695 16
 check "links bind: 5 x 550 loads in flight to DRAM per GPU" near "$tmp/gpu" dram.mlp_gpu 2750 16
 check "one SM alone still fills its 256 miss slots" near "$tmp/gpu" l2.mlp 256 1
