@@ -265,16 +265,24 @@ static int config_fits(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op
     return l->fp_sm % step == 0 || step % l->fp_sm == 0;
 }
 
-/* The ladder: threads per SM from 256 (or one warp short of it) doubling
- * to the SM's limit, 1, 2, 4 or 8 accesses in flight, 16-byte vectors. */
-static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, bw_config *k,
-                     size_t cap)
+/* Threads one SM holds (returned) and one block may have (*block: at
+ * most 1024, the stream kernel's, in whole warps). */
+static uint32_t thread_limits(const mt_probe_ctx *c, uint32_t *block)
 {
     uint32_t tmax = c->dev.max_threads_per_block > 0 ? (uint32_t)c->dev.max_threads_per_block : 1024;
     if (tmax > 1024)
         tmax = 1024;
     tmax -= tmax % 32;
-    uint32_t sm_max = c->dev.max_threads_per_sm > 0 ? (uint32_t)c->dev.max_threads_per_sm : tmax;
+    *block = tmax;
+    return c->dev.max_threads_per_sm > 0 ? (uint32_t)c->dev.max_threads_per_sm : tmax;
+}
+
+/* The ladder: threads per SM from 256 (or one warp short of it) doubling
+ * to the SM's limit, 1, 2, 4 or 8 accesses in flight, 16-byte vectors. */
+static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, bw_config *k,
+                     size_t cap)
+{
+    uint32_t tmax, sm_max = thread_limits(c, &tmax);
     size_t n = 0;
     for (uint32_t t = 256; n < cap; t *= 2) {
         if (t > sm_max)
@@ -300,16 +308,20 @@ static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, 
 /* The two findings of a level and op.  `rising`: the best rate still
  * grew at the most bytes in flight a launch allows (said in the note: the
  * level may deliver more to a kernel with more loads in flight than
- * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT). */
+ * threads x 16 B x MT_STREAM_MAX_IN_FLIGHT).  `capped`: it still grew at
+ * the most bytes in flight whose rounds tile the level's data, fewer than
+ * a launch allows: the level may deliver more to this very kernel, so
+ * the figures are lower bounds. */
 static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double bw, double gbps,
-                     double by_block, int rising, const bw_config *k, uint32_t runs)
+                     double by_block, int rising, int capped, const bw_config *k, uint32_t runs)
 {
-    char name[32], cfg[320], data[96];
+    char name[32], cfg[448], data[96];
     /* A level measured at several sizes (the L2's near read) keeps its
      * best. */
     snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
     const mt_finding *had = mt_get(c, l->key, name);
-    if (had->kind == MT_FIND_VALUE && had->value >= bw)
+    if ((had->kind == MT_FIND_VALUE && had->value >= bw) ||
+        (had->kind == MT_FIND_LOWER_BOUND && had->lo >= bw))
         return;
     if (l->shared_data && strcmp(l->suffix, "_partition") == 0)
         snprintf(data, sizeof data, "%llu KiB per SM of %llu KiB, each line read by %.1f SMs",
@@ -321,9 +333,13 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
     else
         snprintf(data, sizeof data, "%llu KiB per %s", (unsigned long long)(l->fp_sm >> 10),
                  l->path == MT_PATH_SHARED ? "block" : "SM");
+    /* The bound's reason first: a note holds 255 characters. */
     snprintf(cfg, sizeof cfg,
-             "%s of %s, %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
+             "%s%s of %s, %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
              "flight; median of %u runs (R and 2R repeats)%s%s",
+             capped ? "lower bound, still rising at the widest round that tiles the data (a "
+                      "launch allows more): "
+                    : "",
              op_name(op), l->what, data, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
              op == MT_STREAM_COPY ? "; bytes read + written" : "",
              rising ? "; still rising at the most in flight a launch allows" : "");
@@ -331,13 +347,19 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
      * launch's time at the measured clock: they agree when each SM runs
      * its blocks at once, and the block's is high when an SM runs them in
      * waves (measure()). */
-    mt_finding f = mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
-                                 MT_CONF_DIFFERENCE, "%s; %.1f by the slowest block's clock",
-                                 cfg, by_block);
+    mt_finding f =
+        capped ? mt_find_bound(bw, "B/clk/SM", "stream-difference", MT_CONF_DIFFERENCE,
+                               "%s; %.1f by the slowest block's clock", cfg, by_block)
+               : mt_find_value(bw, "B/clk/SM", MT_SRC_MEASURED, "stream-difference",
+                               MT_CONF_DIFFERENCE, "%s; %.1f by the slowest block's clock", cfg,
+                               by_block);
     snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
-    f = mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference", MT_CONF_DIFFERENCE,
-                      "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count);
+    f = capped ? mt_find_bound(gbps, "GB/s", "stream-difference", MT_CONF_DIFFERENCE,
+                               "%s; %.1f B/clk/SM over %d SMs", cfg, bw, c->dev.sm_count)
+               : mt_find_value(gbps, "GB/s", MT_SRC_MEASURED, "stream-difference",
+                               MT_CONF_DIFFERENCE, "%s; %.1f B/clk/SM over %d SMs", cfg, bw,
+                               c->dev.sm_count);
     snprintf(name, sizeof name, "gbps_%s%s", op_name(op), l->suffix);
     mt_set(c, l->key, name, &f);
 }
@@ -356,6 +378,15 @@ static double median3(double *v)
             return NAN;
     qsort(v, 3, sizeof *v, cmp_double);
     return v[1];
+}
+
+/* Most bytes one SM's threads may have in flight in one stream launch:
+ * all the threads it holds, 16-byte vectors, MT_STREAM_MAX_IN_FLIGHT each
+ * (the top of the ladder where the level's data allows it). */
+static double launch_widest(const mt_probe_ctx *c)
+{
+    uint32_t tmax, sm_max = thread_limits(c, &tmax);
+    return (double)(sm_max - sm_max % 32) * 16.0 * MT_STREAM_MAX_IN_FLIGHT;
 }
 
 static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
@@ -434,7 +465,13 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     double b = median3(rb), g = median3(rg);
     if (!isfinite(b) || !isfinite(g))
         return MT_OK;
-    set_pair(c, l, op, b, g, median3(rk), rising, &k[best], BW_RUNS);
+    /* Still rising where the data's rounds stopped the ladder short of the
+     * most a launch allows: a lower bound (set_pair). */
+    double widest = 0;
+    for (size_t i = 0; i < n; i++)
+        widest = fmax(widest, inflight[i]);
+    int capped = rising && widest < launch_widest(c);
+    set_pair(c, l, op, b, g, median3(rk), rising && !capped, capped, &k[best], BW_RUNS);
     return MT_OK;
 }
 
@@ -668,12 +705,19 @@ static uint64_t l2_whole_sm(mt_probe_ctx *c)
         return 0;
     double lo = part->value * (1 + BW_L2_WHOLE_MARGIN);
     double hi = part->value / share->value * BW_L2_WHOLE_SHARE;
-    /* Rounded down to a quarter of its power of two: a whole number of the
-     * ladder's rounds up to that size (config_fits), within 25% of hi. */
+    /* The multiple of the largest power of two that has one in range: a
+     * round of accesses must tile the data (config_fits), so the data's
+     * largest power-of-two factor caps the bytes in flight the search may
+     * try (40 KiB per SM, 5 x 8 KiB, allowed 8 KiB in flight and read at a
+     * tenth of the L2's rate on a simulated GPU; the H100's 256 KiB allows
+     * every round). */
     uint64_t x = (uint64_t)(hi / (double)S);
-    uint64_t q = pow2_floor(x) / 4;
-    uint64_t fp = q ? x - x % q : 0;
-    return fp >= 4096 && (double)(fp * S) > lo && (double)(fp * S) <= hi ? fp : 0;
+    for (uint64_t p = pow2_floor(x); p >= 4096; p /= 2) {
+        uint64_t fp = x - x % p;
+        if ((double)(fp * S) > lo)
+            return fp;
+    }
+    return 0;
 }
 
 /* The L2's levels: a read of shared data all SMs read (backend.h), writes
