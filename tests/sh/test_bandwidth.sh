@@ -56,14 +56,15 @@ check "one SM alone still fills its 256 miss slots" near "$tmp/gpu" l2.mlp 256 1
 run_mt --sim "$root/tests/specs/bw-whole-l2-odd-share.spec" --bandwidth --quiet --json "$tmp/odd.json"
 check "--bandwidth runs on bw-whole-l2-odd-share" rc_is 0
 findings "$tmp/odd.json" >"$tmp/odd"
-check "odd share: whole-L2 read at the L2's 256 B/clk/SM" near "$tmp/odd" l2.bw_read_whole 256 7.7
+check "odd share: whole-L2 read at the 52.7 B/clk/SM its 512 miss slots allow" \
+  near "$tmp/odd" l2.bw_read_whole 52.7 1.6
 check "odd share: its footprint is 32 KiB per SM" grep -q "the whole L2 [^\"]*32 KiB per SM" "$tmp/odd.json"
 # No footprint in range tiles a wide round: the figure is a lower bound.
 run_mt --sim "$root/tests/specs/bw-whole-l2-capped.spec" --bandwidth --quiet --json "$tmp/cap.json"
 check "--bandwidth runs on bw-whole-l2-capped" rc_is 0
 findings "$tmp/cap.json" >"$tmp/cap"
-check "capped: whole-L2 read a lower bound below the L2's 256 B/clk/SM" \
-  bound_below "$tmp/cap" l2.bw_read_whole 256
-check "capped: in GB/s too" bound_below "$tmp/cap" l2.gbps_read_whole 15360
+check "capped: whole-L2 read a lower bound below the 52.7 B/clk/SM of 512 miss slots" \
+  bound_below "$tmp/cap" l2.bw_read_whole 52.7
+check "capped: in GB/s too" bound_below "$tmp/cap" l2.gbps_read_whole 3162
 check "capped: the note says why" grep -q "lower bound, still rising at the widest round that tiles the data" "$tmp/cap.json"
 finish
