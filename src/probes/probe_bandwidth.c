@@ -466,11 +466,17 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
     if (!isfinite(b) || !isfinite(g))
         return MT_OK;
     /* Still rising where the data's rounds stopped the ladder short of the
-     * most a launch allows: a lower bound (set_pair). */
+     * most a launch allows: a lower bound (set_pair).  Global paths only:
+     * there the rounds stop short only for a footprint that is no power
+     * of two (the whole-L2 read's), and loads in flight are what the rate
+     * waits for; shared memory stops where the blocks' arrays fill the SM,
+     * and its rate reaches the level's own figure at the widest rounds
+     * that fit (random spec w1311: the copy's ceiling exactly, rising only
+     * from the round below). */
     double widest = 0;
     for (size_t i = 0; i < n; i++)
         widest = fmax(widest, inflight[i]);
-    int capped = rising && widest < launch_widest(c);
+    int capped = rising && l->path != MT_PATH_SHARED && widest < launch_widest(c);
     set_pair(c, l, op, b, g, median3(rk), rising && !capped, capped, &k[best], BW_RUNS);
     return MT_OK;
 }
