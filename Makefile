@@ -54,7 +54,7 @@ endif
 B := build
 # Modules, each a folder of src/ and a static library (dependencies point
 # right to left in LIB_ORDER below).
-MODULES := core backend topology analysis sim report recording probes fleet cli
+MODULES := core backend topology analysis sim report recording probes fleet model cli
 
 # The default goal: the tool itself (this rule must stay the first one).
 all: $(B)/memtopo
@@ -119,7 +119,7 @@ REG_OBJ  := $(B)/obj/gen/backend_registry.o
 SREG_OBJ := $(B)/san/gen/backend_registry_nocuda.o
 
 # Link order: dependents first.
-LIB_ORDER := cli fleet probes recording report sim analysis topology backend core
+LIB_ORDER := cli model fleet probes recording report sim analysis topology backend core
 ALL_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/libmt_$(m).a)
 SAN_LIBS  := $(foreach m,$(LIB_ORDER),$(B)/san/libmt_$(m).a)
 
@@ -169,6 +169,7 @@ $(B)/san/memtopo: $(B)/san/main.o $(SREG_OBJ) $(SAN_LIBS)
 # tests/test_<module>_*.c links the libraries listed for <module>.
 TEST_LIBS_analysis  := analysis core
 TEST_LIBS_core      := core
+TEST_LIBS_model     := model topology backend core
 TEST_LIBS_backend   := backend core
 TEST_LIBS_topology  := topology backend core
 TEST_LIBS_sim       := sim analysis backend core
@@ -180,8 +181,8 @@ TEST_EXTRA_test_cuda_layout := $(B)/san/cuda/limits.o $(B)/san/cuda/layout.o $(B
 TEST_EXTRA_test_cuda_icache_ptx := $(B)/san/cuda/icache_ptx.o
 TEST_LIBS_probes    := probes recording report sim topology analysis backend core
 TEST_LIBS_fleet     := fleet report topology analysis backend core
-TEST_LIBS_e2e       := cli fleet probes recording report sim topology analysis backend core
-TEST_LIBS_cli       := cli fleet probes recording report sim topology analysis backend core
+TEST_LIBS_e2e       := cli model fleet probes recording report sim topology analysis backend core
+TEST_LIBS_cli       := cli model fleet probes recording report sim topology analysis backend core
 # Tests that open backends by name link the (sanitized, CUDA-free) registry.
 TEST_EXTRA_test_e2e_presets := $(SREG_OBJ)
 TEST_EXTRA_test_e2e_interference := $(SREG_OBJ)
@@ -265,6 +266,28 @@ $(B)/gpu_load: tools/gpu_load.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -o $@ $<
 endif
+
+# ---- The performance model's validation suite (validation/README.md) ------
+# build/validation/mtval: kernels timed and profiled on a GPU to make the
+# model's fixtures.  Never part of the tool; built only by `make validation`
+# and only where nvcc exists.  Every source of validation/ and
+# validation/kernels/ is linked as an object (not an archive), so each
+# kernel file's static registration is kept.
+ifneq ($(NVCC),)
+VAL_SRC := $(sort $(wildcard validation/*.cu validation/*.cpp validation/kernels/*.cu))
+VAL_OBJ := $(patsubst validation/%,$(B)/validation/obj/%.o,$(VAL_SRC))
+$(VAL_OBJ): $(wildcard validation/*.h)
+$(B)/validation/obj/%.o: validation/%
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+$(B)/validation/mtval: $(VAL_OBJ)
+	$(NVCC) $(NVFLAGS) -o $@ $^ -ldl
+validation: $(B)/validation/mtval
+else
+validation:
+	@echo "make validation: no nvcc, nothing built"
+endif
+.PHONY: validation
 
 # Optimised end-to-end checker for the randomized spec test
 # (tests/sh/test_random_specs.sh): the truth contract of tests/e2e_truth.h,

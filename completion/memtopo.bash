@@ -31,8 +31,18 @@ _memtopo()
         COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
         return
     fi
+    if [[ ${COMP_WORDS[1]} == model && $COMP_CWORD -gt 1 ]]; then
+        # memtopo model: options, then files (kernel profiles, .kd, reports).
+        case $prev in
+            --scheduler) COMPREPLY=($(compgen -W "gto rr" -- "$cur")); return;;
+            -k|--kernel|--clock|-w|--what-if) return;;
+        esac
+        [[ $cur == -* ]] && COMPREPLY=($(compgen -W "$("$prog" model --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" -- "$cur")) && return
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+    fi
     if [[ $COMP_CWORD == 1 && $cur != -* ]]; then
-        COMPREPLY=($(compgen -W compare -- "$cur"))
+        COMPREPLY=($(compgen -W "compare model" -- "$cur"))
         return
     fi
     if [[ $cur == -* ]]; then

@@ -3,8 +3,8 @@
 # as the tool (compiled again with clang's coverage instrumentation into
 # build/fuzz/obj; nothing is copied).
 #
-#   make fuzz              build/fuzz/fuzz_spec, build/fuzz/fuzz_recording and
-#                          their seed corpora (build/fuzz/corpus/{spec,recording})
+#   make fuzz              build/fuzz/fuzz_spec, fuzz_recording, fuzz_model and
+#                          their seed corpora (build/fuzz/corpus/{spec,recording,model})
 #   make fuzz-long         run each target FUZZ_SECONDS seconds (default 600)
 #
 # `make test` builds them when clang and libFuzzer are present and
@@ -24,6 +24,7 @@ FB := $(B)/fuzz
 # module (Makefile: TEST_LIBS_*).
 FUZZ_MODULES_spec := sim backend core
 FUZZ_MODULES_recording := recording report sim topology analysis backend core
+FUZZ_MODULES_model := model core
 FUZZ_OBJ_spec := $(patsubst src/%.c,$(FB)/obj/%.o,$(foreach m,$(FUZZ_MODULES_spec),$(wildcard src/$(m)/*.c))) \
                  $(FB)/obj/gen/presets.o
 FUZZ_OBJ_recording := $(patsubst src/%.c,$(FB)/obj/%.o,$(foreach m,$(FUZZ_MODULES_recording),$(wildcard src/$(m)/*.c))) \
@@ -37,29 +38,34 @@ $(FB)/obj/gen/%.o: $(B)/gen/%.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -c $< -o $@
 # One archive per target, so the linker takes only the objects the target
 # reaches (the backend registry, e.g., is not one of them).
+FUZZ_OBJ_model := $(patsubst src/%.c,$(FB)/obj/%.o,$(foreach m,$(FUZZ_MODULES_model),$(wildcard src/$(m)/*.c)))
+$(FB)/libmt_fuzz_model.a: $(FUZZ_OBJ_model)
 $(FB)/libmt_fuzz_spec.a: $(FUZZ_OBJ_spec)
 $(FB)/libmt_fuzz_recording.a: $(FUZZ_OBJ_recording)
-$(FB)/libmt_fuzz_spec.a $(FB)/libmt_fuzz_recording.a:
+$(FB)/libmt_fuzz_spec.a $(FB)/libmt_fuzz_recording.a $(FB)/libmt_fuzz_model.a:
 	@mkdir -p $(@D); rm -f $@; ar rcs $@ $^
 $(FB)/fuzz_spec: fuzz/fuzz_spec.c fuzz/fuzz_one_line.h $(FB)/libmt_fuzz_spec.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FB)/libmt_fuzz_spec.a $(LDLIBS)
+$(FB)/fuzz_model: fuzz/fuzz_model.c fuzz/fuzz_one_line.h $(FB)/libmt_fuzz_model.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FB)/libmt_fuzz_model.a $(LDLIBS)
 $(FB)/fuzz_recording: fuzz/fuzz_recording.c fuzz/fuzz_one_line.h $(FB)/libmt_fuzz_recording.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FB)/libmt_fuzz_recording.a $(LDLIBS)
 
 # Seeds: every preset and test spec; small recordings made by the tool and
 # cut from the recorded H100 run (fuzz/make_seeds.py).
 $(FB)/corpus/.stamp: fuzz/make_seeds.py $(B)/memtopo $(PRESET_SPECS) $(wildcard tests/specs/*.spec) \
-                     tests/fixtures/h100-sxm5/recording.tar.xz
+                     tests/fixtures/h100-sxm5/recording.tar.xz \
+                     $(wildcard tests/model/*.kd tests/model/ncu/*.csv)
 	@mkdir -p $(@D)
 	python3 fuzz/make_seeds.py $(B)/memtopo $(@D)
 	@touch $@
 
-FUZZ_BINS := $(FB)/fuzz_spec $(FB)/fuzz_recording
+FUZZ_BINS := $(FB)/fuzz_spec $(FB)/fuzz_recording $(FB)/fuzz_model
 fuzz: $(FUZZ_BINS) $(FB)/corpus/.stamp
 
 # New inputs go to build/fuzz/found/TARGET, the seeds are only read.
 fuzz-long: fuzz
-	@for t in spec recording; do \
+	@for t in spec recording model; do \
 	  mkdir -p $(FB)/found/$$t; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  $(FB)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \

@@ -5,6 +5,9 @@
 
 OUTDIR/spec/       every presets/*.spec and tests/specs/*.spec, and
                    tests/sim-geometry.spec
+OUTDIR/model/      tests/model/*.kd, and the toy ncu raw and SASS pages of
+                   tests/model/ncu cut to their first 40 lines (header,
+                   units, rows; a listing's start)
 OUTDIR/recording/  small recordings in fuzz_recording.c's input layout
                    (manifest.json, experiments.csv, samples.csv,
                    sequences.csv, each part ended by a line "@@@@"):
@@ -87,7 +90,8 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     spec_dir = os.path.join(outdir, "spec")
     rec_dir = os.path.join(outdir, "recording")
-    for d in (spec_dir, rec_dir):
+    model_dir = os.path.join(outdir, "model")
+    for d in (spec_dir, rec_dir, model_dir):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     for sub in ("presets", "tests/specs"):
@@ -95,6 +99,13 @@ def main():
             if name.endswith(".spec"):
                 prefix = sub.replace("/", "_")
                 shutil.copy(os.path.join(root, sub, name), os.path.join(spec_dir, prefix + "_" + name))
+    for name in sorted(os.listdir(os.path.join(root, "tests/model"))):
+        if name.endswith(".kd"):
+            shutil.copy(os.path.join(root, "tests/model", name), os.path.join(model_dir, name))
+    for name in ("toy-raw.csv", "toy-sass.csv"):
+        with open(os.path.join(root, "tests/model/ncu", name), encoding="utf-8") as f:
+            head = "".join(f.readlines()[:40])
+        open(os.path.join(model_dir, name), "w", encoding="utf-8").write(head)
     # The cache-geometry keys (unified, carveouts_kib, partition_of_sm)
     # appear in no preset; this spec gives the fuzzer all of them.
     shutil.copy(os.path.join(root, "tests/sim-geometry.spec"), os.path.join(spec_dir, "tests_sim-geometry.spec"))

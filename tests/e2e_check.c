@@ -12,7 +12,13 @@
 #include "probes/probe.h"
 #include "sim/sim.h"
 
-static int check_one(const char *path)
+/* --tlb: only the TLB probe (and what it requires), judged under the
+ * contract; --tlb-exact: also the set-associative first level read
+ * exactly (tlb_first_exact); --tlb-levels-exact: also every TLB level
+ * exactly (tlb_check's exact mode).  Set for every spec after the flag. */
+typedef enum { RUN_ALL, RUN_TLB, RUN_TLB_EXACT, RUN_TLB_LEVELS_EXACT } run_kind;
+
+static int check_one(const char *path, run_kind kind)
 {
     mt_errinfo ei = {{0}};
     mt_backend *be = NULL;
@@ -46,6 +52,11 @@ static int check_one(const char *path)
     for (int p = 0; p <= MT_LINK_MAX_PEER; p++)
         if (mt_backend_sim_spec(be)->link[p].present)
             opt.link_peers[opt.n_link_peers++] = p;
+    if (kind != RUN_ALL) {
+        mt_probe_options_default(&opt);
+        opt.only_set = true;
+        opt.tlb = true;
+    }
     if (!t || mt_backend_info(be, &t->dev, &ei) != MT_OK) {
         printf("not ok %s: no device info: %s\n", path, ei.msg);
     } else if (mt_probe_run_all(be, &opt, t, &ei) != MT_OK) {
@@ -58,7 +69,14 @@ static int check_one(const char *path)
         bad = 1;
     } else {
         char msg[8192];
+        msg[0] = '\0';
         bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, MT_TRUTH_CONTRACT, msg, sizeof msg);
+        if (kind == RUN_TLB_EXACT)
+            bad += tlb_first_exact(mt_backend_sim_spec(be), t, msg, sizeof msg);
+        if (kind == RUN_TLB_LEVELS_EXACT) {
+            g_mode = MT_TRUTH_EXACT;
+            bad += tlb_check(mt_backend_sim_spec(be), t, msg, sizeof msg);
+        }
         if (bad)
             printf("not ok %s: %d findings wrong with confidence >= %.1f\n%s", path, bad,
                    MT_TRUTH_TRUSTED, msg);
@@ -73,8 +91,14 @@ static int check_one(const char *path)
 int main(int argc, char **argv)
 {
     int failed = 0;
+    run_kind kind = RUN_ALL;
     for (int i = 1; i < argc; i++) {
-        failed += check_one(argv[i]);
+        if (!strcmp(argv[i], "--tlb") || !strcmp(argv[i], "--tlb-exact") ||
+            !strcmp(argv[i], "--tlb-levels-exact")) {
+            kind = !argv[i][5] ? RUN_TLB : argv[i][6] == 'e' ? RUN_TLB_EXACT : RUN_TLB_LEVELS_EXACT;
+            continue;
+        }
+        failed += check_one(argv[i], kind);
         fflush(stdout);
     }
     return failed ? 1 : 0;

@@ -85,3 +85,31 @@ static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size
     }
     return bad;
 }
+
+/* A set-associative first level the one-set pattern reads (tlb_sets.c):
+ * its entries, page and ways values at confidence >= MT_TRUTH_TRUSTED and
+ * exact, its group exact where reported (test_e2e_tlb.c and e2e_check
+ * --tlb-exact, for specs whose sets' span a chain's stride reaches). */
+static int tlb_first_exact(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
+{
+    if (!s->n_tlbs)
+        return complain(msg, cap, "tlb1: the spec has no TLB level to read exactly\n");
+    const mt_sim_tlb_spec *tr = &s->tlb[0];
+    const char *const names[] = {"entries", "page", "ways"};
+    const double want[] = {(double)tr->entries, (double)tr->page, (double)tr->ways};
+    int bad = 0;
+    for (int i = 0; i < 3; i++) {
+        const mt_finding *f = F(t, "tlb1", names[i]);
+        if (!f || f->kind != MT_FIND_VALUE || f->value != want[i] ||
+            f->confidence < MT_TRUTH_TRUSTED)
+            bad += complain(msg, cap, "tlb1 %s: want %.0f exactly, got kind %d %.0f (conf %.2f)\n",
+                            names[i], want[i], f ? (int)f->kind : -1, f ? f->value : 0.0,
+                            f ? f->confidence : 0.0);
+    }
+    const mt_finding *g = F(t, "tlb1", "sms_per_group");
+    double grp = tlb_group_truth(tr, s->sm_count);
+    if (g && g->kind != MT_FIND_NONE && (g->kind != MT_FIND_VALUE || g->value != grp))
+        bad += complain(msg, cap, "tlb1 sms_per_group: want %.0f, got kind %d %.0f\n", grp,
+                        g->kind, g->value);
+    return bad;
+}

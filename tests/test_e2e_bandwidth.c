@@ -124,6 +124,43 @@ static void spec_files(void **state)
     assert_true(with_tp >= 3);
 }
 
+/* tests/specs-bandwidth: contract specs of the bandwidth probe that need
+ * not measure every level (so not in tests/specs, see spec_file), each
+ * judged by the contract.  Those named *rising* are there for kernels that
+ * cannot reach a level's ceiling (too little data, or bytes in flight, for
+ * it) and must show it: a figure still rising given as a lower bound, not
+ * as a value under the ceiling. */
+static void rising_spec(const char *path, void *user)
+{
+    print_message("spec %s\n", path);
+    mt_topology *t;
+    check(path, MT_TRUTH_CONTRACT, &t);
+    ++*(int *)user;
+    if (!strstr(path, "rising")) {
+        mt_topology_free(t);
+        return;
+    }
+    static const char *const levels[] = {"l1d", "texture", "readonly", "shared", "l2", "dram"};
+    static const char *const names[] = {"bw_read", "bw_write", "bw_copy", "bw_read_whole"};
+    int bounds = 0;
+    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++)
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+            const mt_finding *f = mt_topology_get(t, levels[i], names[k]);
+            bounds += f && f->kind == MT_FIND_LOWER_BOUND && strstr(f->note, "still rising");
+        }
+    if (bounds == 0)
+        fail_msg("%s: no bandwidth still rising as a lower bound", path);
+    mt_topology_free(t);
+}
+
+static void rising_specs(void **state)
+{
+    (void)state;
+    int n = 0;
+    for_each_spec("tests/specs-bandwidth", rising_spec, &n);
+    assert_true(n >= 3);
+}
+
 static void recording_replays_the_streams(void **state)
 {
     (void)state;
@@ -176,6 +213,7 @@ int main(void)
         cmocka_unit_test(h100_every_level),
         cmocka_unit_test(opt_in_only),
         cmocka_unit_test(spec_files),
+        cmocka_unit_test(rising_specs),
         cmocka_unit_test(recording_replays_the_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

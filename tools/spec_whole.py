@@ -14,6 +14,8 @@ What is drawn, and the limits kept:
     least 64 KiB and size x ways <= 2 GiB, the parser's limits), any
     line / sector / fill / ways / index / policy, 1-8 partitions with a far
     latency;
+  * the driver's l2_size: the L2 cache's size, or for about 1 in 4 specs
+    (an RNG of its own) a size within the format's factor of 2 of it;
   * noise on every level up to 1/8 of its latency (L2: of its near
     latency, which is the smaller), timer outliers up to a rate of 0.01 and
     10000 cycles: the documented limits;
@@ -252,6 +254,24 @@ def _cache(R, name, serves, lo, hi, latency, extra="", X=None, carve=None, K=Non
         text = _takes_ways(K, text, unified, line, ways, carve[1])
     text += f"latency = {latency}\nnoise = {_noise(R, latency)}\n" + extra
     return text, size
+
+
+L2_DRIVER_RATIO = 2           # docs/spec-format.md: l2_size within a factor of 2 of the cache
+L2_DRIVER_SHARE = 0.25        # share of specs whose driver L2 size is not the cache's
+
+
+def _driver_l2(D, cache_bytes):
+    """l2_size, the L2 size the driver reports: the cache's own in most
+    specs, and for about 1 in 4 (D, an RNG of its own, so no other draw
+    changes) a size log-uniform within the format's factor of 2 of it, in
+    whole KiB, at least the format's 64 KiB (real drivers need not report
+    what one SM, or the whole GPU, can allocate in)."""
+    if D.random() >= L2_DRIVER_SHARE:
+        return cache_bytes
+    want = cache_bytes * _log_uniform(D, 1 / L2_DRIVER_RATIO, L2_DRIVER_RATIO)
+    lo = max(L2_MIN, math.ceil(cache_bytes / L2_DRIVER_RATIO / KIB) * KIB)
+    hi = math.floor(cache_bytes * L2_DRIVER_RATIO / KIB) * KIB
+    return min(hi, max(lo, round(want / KIB) * KIB))
 
 
 def _slices(R):
@@ -561,7 +581,7 @@ outlier_cycles = {R.randint(200, 10000)}
     if parts > 1:
         l2 += f"partitions = {parts}\nfar_latency = {far}\n" + _partition_map(X, parts, sm_count)
     out.append(l2)
-    out[0] = out[0].replace("L2SIZE", str(l2size))
+    out[0] = out[0].replace("L2SIZE", str(_driver_l2(random.Random(f"issue8 driver l2 {seed}"), l2size)))
     if unified_any:
         default, carveouts = carve
         out[0] += (f"carveout_smem = {default // KIB} KiB\n"

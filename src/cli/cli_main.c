@@ -17,6 +17,7 @@
 #include "../report/report.h"
 #include "../sim/presets.h"
 #include "cli.h"
+#include "cli_model.h"
 
 /* Every line memtopo prints on stderr: "memtopo: " and the text with its
  * control characters escaped, so a message stays one line whatever input it
@@ -362,6 +363,8 @@ int mt_cli_main(int argc, char **argv)
     mt_cli_phase_begin();
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return mt_cli_compare(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "model") == 0)
+        return mt_cli_model(argc - 1, argv + 1);
     mt_cli o;
     mt_errinfo ei = {{0}};
     int code;

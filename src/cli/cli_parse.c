@@ -144,7 +144,9 @@ void mt_cli_usage(FILE *f)
           "degraded (GPU disturbed); 7 compare or --fleet: a member differs.\n"
           "\n"
           "memtopo compare [--json FILE|-] REPORT|DIR...  compares saved reports\n"
-          "(memtopo compare --help).\n",
+          "(memtopo compare --help).\n"
+          "memtopo model [options] KERNEL...  predicts kernels' cycles and CPI stacks on\n"
+          "a measured GPU (memtopo model --help; docs/model.md).\n",
           f);
 }
 

@@ -19,6 +19,17 @@ static int shares(const mt_topology *t, const char *key, const char *other)
     return mt_finding_set_has(mt_topology_get(t, key, "shared_with"), other);
 }
 
+/* The line a member claims: its value, or the least line its lower bound
+ * allows; else `fallback` (what the group would give it). */
+static double claimed_line(const mt_finding *own, double fallback)
+{
+    if (own && own->kind == MT_FIND_VALUE)
+        return own->value;
+    if (own && own->kind == MT_FIND_LOWER_BOUND)
+        return own->lo;
+    return fallback;
+}
+
 static mt_err derive(mt_topology *t, mt_errinfo *ei)
 {
     double best[GROUP_N];
@@ -42,14 +53,18 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
      * line for the whole physical array: nobody takes it, and a member
      * that measured it as a value is doubted (a hashed direct-mapped L1
      * refuted 256 B through ld.global.ca while texture fetches, which no
-     * scattered check can run, read 256 B for 128 B lines; CI seed 37). */
+     * scattered check can run, read 256 B for 128 B lines; CI seed 37).
+     * A lower bound is such a claim too: "a line of at least lo" (a
+     * direct-mapped texture cache of 228 sets read "> 512 B" for 256 B
+     * lines, as every wide stride wraps its sets after the cache's bytes,
+     * while read-only loads into it kept 190 lines of 256 B: seed w1505). */
     int against[GROUP_N];
     double against_hi[GROUP_N];
     for (size_t i = 0; i < GROUP_N; i++) {
         against[i] = -1;
         against_hi[i] = 0;
         const mt_finding *own = mt_topology_get(t, group[i], "line");
-        double v = own && own->kind == MT_FIND_VALUE ? own->value : best[i];
+        double v = claimed_line(own, best[i]);
         if (!(v > 0))
             continue;
         for (size_t j = 0; j < GROUP_N; j++) {
@@ -66,18 +81,20 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
         if (against[i] < 0)
             continue;
         const mt_finding *own = mt_topology_get(t, group[i], "line");
-        bool own_value_kind = own && own->kind == MT_FIND_VALUE;
+        bool own_claim = own && (own->kind == MT_FIND_VALUE || own->kind == MT_FIND_LOWER_BOUND);
         const mt_object *by = mt_topology_object(t, group[against[i]]);
-        /* The line this cache's findings rest on: its own value, else the
+        /* The line this cache's findings rest on: its own claim, else the
          * one the group would have given it. */
-        double own_value = own_value_kind ? own->value : best[i];
+        double own_value = claimed_line(own, best[i]);
         mt_err err = MT_OK;
-        if (own_value_kind && own->confidence > MT_CONF_INCONSISTENT) {
+        if (own_claim && own->confidence > MT_CONF_INCONSISTENT) {
             mt_finding f = *own;
             mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
                              "%s, which shares this physical cache, kept more lines resident "
-                             "than a line of %.0f B allows (at most %.0f B)",
-                             by ? by->name : group[against[i]], own->value, against_hi[i]);
+                             "than a line of %s%.0f B allows (at most %.0f B)",
+                             by ? by->name : group[against[i]],
+                             own->kind == MT_FIND_LOWER_BOUND ? "at least " : "", own_value,
+                             against_hi[i]);
             if ((err = mt_derive_set(t, group[i], "line", "line", &f, ei)) != MT_OK)
                 return err;
         }

@@ -275,20 +275,32 @@ static mt_err confirm_line(evict_ctx *x, const mt_line_list *l, mt_line_list *s,
 /* The partition's lines where they are known exactly: the driver's L2 as
  * one partition (l2.partition_size absent, trusted), or over a whole
  * number P of equal partitions (the partition size within
- * L2_EVICT_PARTITION_ROUNDING of L2 / P); else 0. */
+ * L2_EVICT_PARTITION_ROUNDING of L2 / P); else 0.  The driver's size need
+ * not be the cache's (the sim's format allows a factor of 2), so each
+ * reading must agree with what was measured: what one SM used before its
+ * first eviction, for one partition, that share of the driver's L2, and P
+ * the partitions the near share (l2map, where it ran) says, 1 / share
+ * (seeds w1190 and w1221, unpartitioned L2s of 1.6x and 1.8x the
+ * driver's size, gave sets from the driver's size, 0.6x the truth with
+ * confidence 0.9).  The near-share test guards the same way against a
+ * driver's size that is P' partitions of the one measured, P' not P. */
 static uint64_t exact_partition_lines(const mt_probe_ctx *c, uint32_t line, uint32_t *parts)
 {
     const mt_finding *p = mt_get(c, "l2", "partition_size");
-    uint64_t l2 = c->dev.l2_bytes;
+    const mt_finding *share = mt_get(c, "l2", "near_share");
+    uint64_t l2 = c->dev.l2_bytes, used = c->cs[MT_CACHE_L2].sm_capacity;
     *parts = 0;
     if (!l2 || p->confidence < MT_CONF_TRUSTED)
         return 0;
-    double ratio = p->kind == MT_FIND_ABSENT ? 1 : p->kind == MT_FIND_VALUE && p->value > 0
-                                                       ? (double)l2 / p->value
-                                                       : 0;
+    double ratio = p->kind == MT_FIND_ABSENT ? (used ? (double)l2 / (double)used : 0)
+                   : p->kind == MT_FIND_VALUE && p->value > 0 ? (double)l2 / p->value
+                                                              : 0;
     double whole = round(ratio);
     if (whole < 1 || fabs(ratio - whole) > L2_EVICT_PARTITION_ROUNDING ||
-        l2 % ((uint64_t)whole * line))
+        l2 % ((uint64_t)whole * line) || (p->kind == MT_FIND_ABSENT && whole != 1))
+        return 0;
+    if (share->kind == MT_FIND_VALUE && share->confidence >= MT_CONF_TRUSTED &&
+        share->value > 0 && round(1 / share->value) != whole)
         return 0;
     *parts = (uint32_t)whole;
     return l2 / (uint64_t)whole / line;

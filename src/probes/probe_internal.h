@@ -41,6 +41,10 @@ typedef struct {
     bool size_is_bound; /* size is only a lower bound */
     double latency;     /* hit latency, cycles (L2: the near partition's) */
     double agg_latency; /* L2 only: aggregate latency over both partitions */
+    /* L2 only: bytes one SM used before its first L2 eviction (the
+     * partition-size test's edge: one partition, or the whole L2, which
+     * need not be the driver's size); 0 when not measured. */
+    uint64_t sm_capacity;
     /* DRAM only: robust sd of single cold-miss latencies and how many misses
      * gave it (the L2 probe's sector chain); 0 when not measured. */
     double load_sd;

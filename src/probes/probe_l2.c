@@ -297,6 +297,28 @@ static void unconfirmed_one_class(mt_probe_ctx *c, double hidden)
     mt_set(c, "l2", "latency", &f);
 }
 
+/* The capacity test compares what one SM can use with the driver's L2
+ * size, and that need not be the cache's (a driver may round it or count
+ * what the SM cannot allocate in; the simulator's format allows a factor of
+ * 2).  An SM that sees part of the driver's size is then either in one
+ * partition or in the whole of a smaller L2, and one that sees all of it
+ * may be in one partition of a larger one.  Only the latency classes tell
+ * these apart: a partition claim without a far class, or a "no
+ * partitioning" with one, is doubted, and the note says which reading the
+ * other evidence leaves open. */
+static void partition_needs_classes(const mt_probe_ctx *c, mt_finding *f)
+{
+    const mt_finding *far = mt_get(c, "l2", "far_latency");
+    if (f->kind == MT_FIND_VALUE && far->kind != MT_FIND_VALUE)
+        mt_finding_doubt(f, MT_CONF_INCONSISTENT,
+                         "but no far latency class backs a partition: this may be the whole L2, "
+                         "smaller than the driver's %llu B", (unsigned long long)c->dev.l2_bytes);
+    else if (f->kind == MT_FIND_ABSENT && far->kind == MT_FIND_VALUE)
+        mt_finding_doubt(f, MT_CONF_INCONSISTENT,
+                         "but a far latency class was seen: this may be one partition of an L2 "
+                         "larger than the driver's %llu B", (unsigned long long)c->dev.l2_bytes);
+}
+
 /* The doubling footprint past a capacity edge barely missed: the edge was
  * timer outliers, not the capacity (PARTITION_EDGE_MIN_SHARE). */
 static bool edge_refuted(const mt_cap_result *r)
@@ -419,10 +441,12 @@ static mt_err probe_l2(mt_probe_ctx *c)
             "pchase-fine capacity from one SM", small.confidence,
             "one SM's chains fit up to %llu B without misses: no partition smaller than the L2",
             (unsigned long long)small.lo);
+        partition_needs_classes(c, &f);
         mt_set(c, "l2", "partition_size", &f);
         contradict_far_class(c, true);
         return MT_OK;
     }
+    c->cs[MT_CACHE_L2].sm_capacity = small.lo;
     if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
         f = mt_find_value(
             (double)small.lo, "B", MT_SRC_MEASURED, "pchase-fine capacity from one SM",
@@ -456,6 +480,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
                          "first misses %zu vs the reference's %zu: two-sample p %.2g >= %g, the "
                          "edge may lie further",
                          small.edge_misses, small.edge_misses_ref, p_two, MT_KS_ALPHA);
+    partition_needs_classes(c, &f);
     mt_set(c, "l2", "partition_size", &f);
     contradict_far_class(c, f.kind == MT_FIND_ABSENT);
     contradict_one_class(c, f.kind == MT_FIND_VALUE);

@@ -483,8 +483,13 @@ static bool group0_latencies_pinned(const mt_near_map *m, const map_samples *ms)
 
 static bool another_round(const mt_probe_ctx *c, const mt_near_map *m, const map_samples *ms)
 {
+    /* One class where the capacity test saw one SM use part of the L2: a
+     * far class may hide under the noise, so more rounds.  Whatever the
+     * partition's confidence: the L2 probe doubts a partition exactly when
+     * it saw no far class (probe_l2.c, partition_needs_classes), which is
+     * the case these rounds are for. */
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
-    if (!m->two_classes && ps->kind == MT_FIND_VALUE && ps->confidence >= MT_CONF_TRUSTED)
+    if (!m->two_classes && ps->kind == MT_FIND_VALUE)
         return true;
     if (m->two_classes && (m->misclass > MAP_MAX_MISCLASS || m->disagree > MAP_MAX_MISCLASS))
         return true;

@@ -182,7 +182,7 @@ bool mt_tlb_is_step(const mt_paired_shift *s)
 /* The last element count at which level lv still fits, between lv->lo (fits)
  * and lv->hi (overflows): most elements of a longer chain get half the
  * step or more once it overflows. */
-static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
+mt_err mt_tlb_bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
 {
     uint64_t ref = lv->lo;
     while (lv->hi - lv->lo > 1) {
@@ -202,7 +202,7 @@ static mt_err bisect(tlb_run *r, tlb_level *lv, uint32_t stride)
 /* Whether the edge holds at `stride`: the chain of lo elements against
  * one of lo / 2 shows no step, the chain of lo + 1 against lo shows it.
  * *fits = false (nothing run) when lo + 1 elements exceed the limits. */
-static mt_err edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
+mt_err mt_tlb_edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds)
 {
     *fits = lv->lo + 1 <= mt_tlb_max_elements(r, stride);
     if (!*fits)
@@ -233,7 +233,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     bool fits = false, holds = false;
     mt_err err = MT_OK;
     if (doubles(r, lv->base)) {
-        err = edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
+        err = mt_tlb_edge_holds(r, lv, spread_stride(r, 2 * lv->base), &fits, &holds);
         if (err != MT_OK)
             return err;
         if (fits) {
@@ -246,7 +246,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
     uint64_t odd = (uint64_t)lv->base + lv->base / 2 + TLB_ODD_STRIDE_EXTRA;
     if (odd > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
-    err = edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
+    err = mt_tlb_edge_holds(r, lv, spread_stride(r, (uint32_t)odd), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
         r->c->ei->msg[0] = '\0';
         return MT_OK;
@@ -272,7 +272,7 @@ static mt_err check_page(tlb_run *r, tlb_level *lv, uint64_t page)
     if (s > UINT32_MAX - MT_PAGE_STRIDE_MAX_LINES * r->line)
         return MT_OK;
     bool fits = false, holds = false;
-    mt_err err = edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
+    mt_err err = mt_tlb_edge_holds(r, lv, spread_stride(r, (uint32_t)s), &fits, &holds);
     if (err == MT_ERR_REPLAY) {
         r->c->ei->msg[0] = '\0';
         return MT_OK;
@@ -320,10 +320,17 @@ static double level_conf(const tlb_level *lv)
     return !lv->checked ? TLB_CONF_UNCHECKED : lv->confirmed ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT;
 }
 
-static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk, uint64_t page)
+static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk, uint64_t page,
+                      double first_conf)
 {
     const char *key = level_key[d];
     double conf = level_conf(lv);
+    /* A level beyond an untrusted first one is no surer than it: a
+     * set-associative first level overflowing set by set shows further
+     * small steps past its median edge, which the doubling takes for
+     * levels. */
+    if (d > 0 && first_conf < MT_CONF_TRUSTED && conf > first_conf)
+        conf = first_conf;
     /* Neither check ruled out elements sharing pages (a page above the
      * stride): then only some of them miss, and the step and its edge are
      * a share of a level's, not one.  Page above the stride: the same, for
@@ -333,11 +340,28 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
         conf = TLB_CONF_PAGE_ASSUMED;
     if (pk == PAGE_ABOVE)
         conf = MT_CONF_INCONSISTENT;
-    mt_finding f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired",
-                                 conf,
-                                 "longest chain of one element per page whose elements kept their "
-                                 "latency; one more element added %.1f cycles to them",
-                                 lv->step);
+    mt_finding f;
+    if (lv->sets)
+        f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
+                          "set-associative: %llu sets of %llu ways (%llu + 1 pages one set apart, "
+                          "at the %u B stride, thrash; the sets from the strides that spread "
+                          "them, tlb_sets.c); one more page added %.1f cycles to them",
+                          (unsigned long long)lv->sets, (unsigned long long)lv->ways,
+                          (unsigned long long)lv->ways, lv->base, lv->step);
+    else
+        f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
+                          "longest chain of one element per page whose elements kept their "
+                          "latency; one more element added %.1f cycles to them",
+                          lv->step);
+    if (lv->ways_lo)
+        mt_finding_append_note(&f, "or %llu sets of %llu ways: the same entries",
+                               (unsigned long long)(2 * lv->sets),
+                               (unsigned long long)lv->ways_lo);
+    if (lv->sets_top)
+        mt_finding_append_note(&f, "strides up to %u B (one L2 line added per element) found no "
+                               "one-set pattern: a set-associative level whose sets span more "
+                               "than a chain's 32-bit stride, or not set-associative",
+                               lv->sets_top);
     if (lv->checked && !lv->confirmed)
         mt_finding_append_note(&f, "the edge moved at twice or 1.5x the %u B stride, or at 1.5 "
                                "pages: elements share pages, a set-associative level, or not "
@@ -371,13 +395,15 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
     }
 }
 
-static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf)
+static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf, bool sets)
 {
     mt_finding f;
     switch (pk) {
     case PAGE_VALUE:
         f = mt_find_value((double)page, "B", MT_SRC_MEASURED, "pchase-fine paired", conf,
-                          "a chain of 1.5x the entries fits from a stride of half this on");
+                          sets ? "the ways + 1 pages of one set fit from a step of the ways' "
+                                 "share of this on (tlb_sets.c)"
+                               : "a chain of 1.5x the entries fits from a stride of half this on");
         break;
     case PAGE_ABOVE:
         f = mt_find_bound((double)page, "B", "pchase-fine paired", conf,
@@ -415,7 +441,7 @@ static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, in
             *l = (tlb_level){.lo = *n, .hi = next, .step = s.shift, .se = s.se, .base = base};
             mt_progress(r->c, "TLB level %d: edge between %llu and %llu pages", *nlev,
                         (unsigned long long)l->lo, (unsigned long long)l->hi);
-            if ((err = bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
+            if ((err = mt_tlb_bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
                 return err;
         }
         *n = next;
@@ -479,6 +505,94 @@ static mt_err climb(tlb_run *r, tlb_level *lv, int *nlev, uint64_t *n, tlb_cover
     memcpy(lv, kept, sizeof kept);
     *nlev = nkept;
     *n = kept_n;
+    return MT_OK;
+}
+
+/* A level the one-set pattern resolved, against Mei's ways test (the
+ * tlb1.ways finding mt_tlb_ways left): the same ways, or a range or bound
+ * holding them, keep the level; Mei's value at the lower of two readings
+ * (two sets of half the ways) settles them; anything else leaves the whole
+ * level at 0.3 with both values in the note. */
+static void set_ways_checked(mt_probe_ctx *c, tlb_level *lv)
+{
+    const mt_finding *m = mt_get(c, "tlb1", "ways");
+    double w = (double)lv->ways;
+    if (m->kind == MT_FIND_VALUE && lv->ways_lo && m->value == (double)lv->ways_lo) {
+        lv->sets *= 2;
+        lv->ways = lv->ways_lo;
+        lv->ways_lo = 0;
+        return;
+    }
+    if (m->kind == MT_FIND_VALUE && m->value == w && !lv->ways_lo)
+        return;
+    bool holds = m->kind == MT_FIND_NONE ||
+                 (m->kind == MT_FIND_VALUE && lv->ways_lo && m->value == w) ||
+                 (m->kind == MT_FIND_RANGE && m->lo <= w && (double)lv->ways_lo <= m->hi) ||
+                 (m->kind == MT_FIND_LOWER_BOUND && m->lo < w);
+    char mei[96] = "nothing";
+    if (m->kind == MT_FIND_VALUE)
+        snprintf(mei, sizeof mei, "%.0f", m->value);
+    else if (m->kind == MT_FIND_RANGE)
+        snprintf(mei, sizeof mei, "%.0f to %.0f", m->lo, m->hi);
+    else if (m->kind == MT_FIND_LOWER_BOUND)
+        snprintf(mei, sizeof mei, "more than %.0f", m->lo);
+    mt_finding f;
+    if (!holds) {
+        lv->confirmed = false;
+        f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_INCONSISTENT,
+                          "the edge at strides of whole multiples of the sets; the test at "
+                          "entries / w pages found %s", mei);
+    } else if (!lv->ways_lo) {
+        f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_AGG_MIXED,
+                          "%.0f pages one set apart (the %u B stride) fit and every one of "
+                          "%.0f stepped; the test at entries / w pages found %s",
+                          w, lv->base, w + 1, mei);
+    } else {
+        f = mt_find_range((double)lv->ways_lo, w, "count", "pchase-fine paired",
+                          MT_CONF_AGG_MIXED,
+                          "%.0f pages %u B apart fit and %.0f thrash, but not every one of "
+                          "them stepped: one set of %.0f ways, or two of %llu (the sets' span "
+                          "twice the stride, beyond a chain's 32-bit stride); the test at "
+                          "entries / w pages found %s",
+                          w, lv->base, w + 1, w, (unsigned long long)lv->ways_lo, mei);
+    }
+    mt_set(c, "tlb1", "ways", &f);
+}
+
+/* Whether a level past a set-associative first one (entries lv->lo) has
+ * fewer than twice its entries: the chain of 2E elements at one page per
+ * element against the one of E misses the first level on every element
+ * (each set holds 2W pages in turn), so its step is the first level's
+ * penalty alone unless a further level overflowed too; a step above it
+ * by a step's margin (TLB_MIN_STEP_CYCLES, TLB_STEP_Z standard errors) is
+ * that level, whose entries lie in [E, 2E - 1]: reported as that range at
+ * MT_CONF_INCONSISTENT (its penalty is not separated from the first
+ * level's), and *hidden tells the caller not to count past it. */
+static mt_err next_within_overflow(tlb_run *r, const tlb_level *lv, uint64_t page, bool *hidden)
+{
+    *hidden = false;
+    uint32_t stride = spread_stride(r, (uint32_t)page);
+    if (2 * lv->lo > mt_tlb_max_elements(r, stride))
+        return MT_OK;
+    mt_progress(r->c, "TLB: %llu against %llu pages, a level within the first's overflow",
+                (unsigned long long)(2 * lv->lo), (unsigned long long)lv->lo);
+    mt_paired_shift s;
+    mt_err err = mt_tlb_shift_of(r, lv->lo, 2 * lv->lo, stride, &s);
+    if (err != MT_OK)
+        return err;
+    mt_paired_shift excess = s;
+    excess.shift = s.shift - lv->step;
+    if (!mt_tlb_is_step(&excess))
+        return MT_OK;
+    *hidden = true;
+    mt_finding f = mt_find_range((double)lv->lo, (double)(2 * lv->lo - 1), "count",
+                                 "pchase-fine paired", MT_CONF_INCONSISTENT,
+                                 "%llu pages against %llu added %.1f cycles, %.1f more than the "
+                                 "first level's penalty: a level overflowing within the first "
+                                 "level's overflow, its penalty not separated",
+                                 (unsigned long long)(2 * lv->lo), (unsigned long long)lv->lo,
+                                 s.shift, excess.shift);
+    mt_set(r->c, level_key[1], "entries", &f);
     return MT_OK;
 }
 
@@ -546,6 +660,7 @@ static mt_err tlb(mt_probe_ctx *c)
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
     uint64_t page = 0;
+    bool dropped = false; /* steps past a set-associative first level set aside */
     if (nlev > 0) {
         mt_progress(c, "TLB: page size");
         if ((err = page_scan(&r, &lv[0], &pk, &page)) != MT_OK)
@@ -553,18 +668,56 @@ static mt_err tlb(mt_probe_ctx *c)
         if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED &&
             (err = check_page(&r, &lv[0], page)) != MT_OK)
             return err;
+        /* An edge that moved at twice, at the odd stride or at 1.5 pages:
+         * maybe a set-associative level met at strides of whole multiples
+         * of its sets, whose one-set pattern gives the page and the sets
+         * (tlb_sets.c; a pattern that makes no such geometry leaves the
+         * level as it was). */
+        if (level_conf(&lv[0]) < MT_CONF_TRUSTED) {
+            /* The one-set stride first (tlb_sets.c): the strides the
+             * level was met at spread its elements over sets by the L2
+             * lines they add, so its pattern is read where one line per
+             * element keeps every one on its place's page. */
+            tlb_level one = lv[0];
+            bool found = false;
+            uint64_t set_page_found = 0;
+            mt_progress(c, "TLB: sets of level 1");
+            if ((err = mt_tlb_sets_climb(&r, &one, &found)) != MT_OK)
+                return err;
+            if (found && (err = mt_tlb_sets_probe(&r, &one, &set_page_found)) != MT_OK)
+                return err;
+            if (set_page_found) {
+                /* The levels past the first that the big stride showed
+                 * were its sets overflowing one by one: the doubling at
+                 * one page per element looks for the next level again. */
+                dropped = nlev > 1;
+                lv[0] = one;
+                nlev = 1;
+                pk = PAGE_VALUE;
+                page = set_page_found;
+            } else if (found) {
+                lv[0].sets_top = one.base;
+            }
+        }
+        /* The ways need the entries and the page, and trusted ones.  For
+         * a level the one-set pattern resolved, Mei's test at strides of
+         * entries / w pages is an independent check of its ways
+         * (set_ways_checked). */
+        if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
+            mt_progress(c, "TLB: ways");
+            uint64_t ways = 0;
+            if ((err = mt_tlb_ways(&r, &lv[0], page, &ways)) != MT_OK)
+                return err;
+            if (lv[0].sets)
+                set_ways_checked(c, &lv[0]);
+        }
         /* The page rests on the first level's edge: no surer than it.  A
          * page above the level's stride is no surer than the level's other
          * findings then are (set_level: MT_CONF_INCONSISTENT): the scan
          * fitting at once may as well be a set-associative level's
          * elements spreading over more sets at the smaller stride. */
-        set_page(c, pk, page, pk == PAGE_ABOVE ? MT_CONF_INCONSISTENT : level_conf(&lv[0]));
-        /* The ways need the entries and the page, and trusted ones. */
-        if (pk == PAGE_VALUE && level_conf(&lv[0]) >= MT_CONF_TRUSTED) {
-            mt_progress(c, "TLB: ways");
-            if ((err = mt_tlb_ways(&r, &lv[0], page)) != MT_OK)
-                return err;
-        }
+        set_page(c, pk, page, pk == PAGE_ABOVE ? MT_CONF_INCONSISTENT : level_conf(&lv[0]),
+                 lv[0].sets != 0);
     }
     /* With the page known, a stride of one page (and a few lines) still
      * gives every element a page of its own, and fits more of them in the
@@ -573,18 +726,42 @@ static mt_err tlb(mt_probe_ctx *c)
     if (nlev > 0 && lv[0].base != TLB_BIG_STRIDE)
         bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
     if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
-        if ((err = doubling(&r, (uint32_t)page, &n, lv, &nlev)))
+        /* A set-associative first level: the chains the earlier strides
+         * compared (up to n) had their elements spread over its sets, so a
+         * next level's step hid in the first level's set-by-set overflow
+         * (tlb-2way-2m: 8192 entries unseen up to 19198 elements, then a
+         * bound above the truth).  The levels they showed were dropped;
+         * the doubling looks for the next level afresh at one page per
+         * element, from twice the entries (both chains overflow the first
+         * level fully), never from n.  A level between the entries and
+         * twice them would hide in that overflow: checked first. */
+        bool hidden = false;
+        if (lv[0].sets && (err = next_within_overflow(&r, &lv[0], page, &hidden)) != MT_OK)
             return err;
-        bound_n = n;
+        uint64_t start = lv[0].sets ? 2 * lv[0].lo : n;
+        uint64_t m = start;
+        if (!hidden && (err = doubling(&r, (uint32_t)page, &m, lv, &nlev)))
+            return err;
+        /* The bound on a level not found: the chains of one page per
+         * element that overflowed the first level, or, none having run,
+         * the earlier chains only if they showed no step past the first
+         * level (steps set aside may have been the next level's). */
+        if (!lv[0].sets || m > start)
+            bound_n = n = m;
+        else if (dropped)
+            bound_n = 0;
     }
     for (int d = 0; d < nlev; d++)
-        set_level(c, d, &lv[d], pk, page);
+        set_level(c, d, &lv[d], pk, page, level_conf(&lv[0]));
     /* 5. Which SMs share each trusted level (tlb_share.c), at the stride it
      * was found at: a page of its own per element (the page at most it). */
     for (int d = 0; d < nlev && pk == PAGE_VALUE; d++)
         if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base) {
             mt_progress(c, "TLB: which SMs share level %d", d + 1);
-            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, lv[d].base))))
+            /* A set-associative level at one page per element: its sets'
+             * span would put every element into one set. */
+            uint32_t base = lv[d].sets ? (uint32_t)page : lv[d].base;
+            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, base))))
                 return err;
         }
     /* The first level not found holds every chain tried. */

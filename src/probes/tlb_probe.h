@@ -15,6 +15,11 @@ typedef struct {
     uint32_t base;      /* the stride it was found at, before the added lines */
     bool confirmed;     /* the edge held at twice that stride */
     bool checked;       /* the confirming chains fitted the limits */
+    bool twice_run;     /* the check at twice the stride fitted a chain's 32-bit stride */
+    bool twice_held;    /* ... and the edge held there */
+    uint64_t sets, ways; /* a set-associative level resolved by tlb_sets.c (sets 0: not) */
+    uint64_t ways_lo;   /* tlb_sets.c: ways may be as few as this (twice the sets), 0: exact */
+    uint32_t sets_top;  /* the set climb's last stride when its pattern made no geometry */
 } tlb_level;
 
 typedef struct {
@@ -32,6 +37,15 @@ mt_err mt_tlb_shift_of(tlb_run *r, uint64_t ref, uint64_t test, uint32_t stride,
 /* Whether a shift is a level overflowing (TLB_MIN_STEP_CYCLES and
  * TLB_STEP_Z standard errors). */
 bool mt_tlb_is_step(const mt_paired_shift *s);
+/* The last element count at which level lv still fits at `stride`,
+ * between lv->lo (fits) and lv->hi (overflows), by bisection. */
+mt_err mt_tlb_bisect(tlb_run *r, tlb_level *lv, uint32_t stride);
+
+/* Whether level lv's edge (lv->lo) holds at `stride`: the chain of lo
+ * elements against one of lo / 2 shows no step (more than half lv->step),
+ * the chain of lo + 1 against lo shows it.  *fits = false (nothing run)
+ * when lo + 1 elements exceed the limits. */
+mt_err mt_tlb_edge_holds(tlb_run *r, const tlb_level *lv, uint32_t stride, bool *fits, bool *holds);
 
 /* At most this share of a level's penalty is "no interference" in the
  * sharing test (tlb_share.c): a shift between it and half the penalty is
@@ -48,7 +62,20 @@ bool mt_tlb_is_step(const mt_paired_shift *s);
 mt_err mt_tlb_sharing(tlb_run *r, const char *key, const tlb_level *lv, uint32_t stride);
 
 /* The first level's ways (finding tlb1.ways), once its entries (lv->lo)
- * and the page are known: tlb_ways.c. */
-mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page);
+ * and the page are known: tlb_ways.c.  *ways: the value found (0 when the
+ * finding is a range, a bound or nothing). */
+mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page, uint64_t *ways);
+
+/* A first level whose edge moved at one of its checks, read as a set-associative level met at strides of whole multiples
+ * of its sets (tlb_sets.c): on success lv->lo becomes the entries, lv->sets
+ * and lv->ways the geometry, the edge confirmed, and *page the page; else
+ * *page = 0 and lv is untouched. */
+mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page);
+/* For a first level the checks flagged: strides t = 4 MiB, 8 MiB ... (one
+ * L2 line added per element) until the edge at t equals the edge at 2t
+ * (a set-associative level's elements all in one set: its ways), or the
+ * top 32-bit stride.  *found: lv replaced by that edge (base t,
+ * twice_held when one set is shown), for mt_tlb_sets_probe. */
+mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found);
 
 #endif

@@ -26,8 +26,9 @@ static mt_err unrecorded(mt_probe_ctx *c)
     return MT_OK;
 }
 
-mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page)
+mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page, uint64_t *ways)
 {
+    *ways = 0;
     mt_probe_ctx *c = r->c;
     const uint64_t entries = lv->lo;
     uint64_t fits = 0;  /* largest w whose 2w elements fitted: W >= 2 x fits */
@@ -79,6 +80,8 @@ mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page)
             return err;
         bool is_sharp = mt_tlb_is_step(&sharp) && sharp.shift > lv->step / 2;
         uint64_t lo = fits ? 2 * fits : first > 1 ? 1 : stepped;
+        if (lo == stepped && is_sharp)
+            *ways = stepped;
         if (lo == stepped)
             f = mt_find_value((double)stepped, "count", MT_SRC_MEASURED, "pchase-fine paired",
                               is_sharp ? MT_CONF_AGG_MIXED : MT_CONF_INCONSISTENT,
@@ -95,6 +98,7 @@ mt_err mt_tlb_ways(tlb_run *r, const tlb_level *lv, uint64_t page)
                                    "set indexed by the page number modulo the sets",
                                    (unsigned long long)(stepped + 1));
     } else if (all_tried && (fits || entries == 1)) {
+        *ways = entries;
         f = mt_find_value((double)entries, "count", MT_SRC_MEASURED, "pchase-fine paired",
                           MT_CONF_AGG_MIXED,
                           "fully associative: %llu pages fitted at every stride of entries / w "

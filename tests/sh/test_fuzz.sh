@@ -12,7 +12,7 @@ if ! ls "$rt"/libclang_rt.fuzzer-*.a >/dev/null 2>&1 && [ ! -x "$fb/fuzz_spec" ]
   echo "ok 1 - fuzz targets # skip clang's libFuzzer is not installed (make deps)"
   exit 0
 fi
-for t in spec recording; do
+for t in spec recording model; do
   check "fuzz_$t is built (make fuzz)" test -x "$fb/fuzz_$t"
   check "fuzz_$t has a seed corpus" test -n "$(ls "$fb/corpus/$t" 2>/dev/null)"
   mkdir -p "$tmp/new_$t"

@@ -7,6 +7,7 @@ dest=$tmp/dest
 make -s -C "$root" install DESTDIR="$dest" PREFIX=/usr >"$tmp/install.log" 2>&1
 check "make install DESTDIR=... PREFIX=/usr succeeds" test $? = 0
 for f in bin/memtopo share/man/man1/memtopo.1.gz share/memtopo/schema/memtopo-report.schema.json \
+         share/memtopo/schema/memtopo-model.schema.json share/doc/memtopo/model.md \
          share/memtopo/presets/h100.spec share/doc/memtopo/README.md share/doc/memtopo/method.md \
          share/bash-completion/completions/memtopo; do
   check "installs /usr/$f" test -s "$dest/usr/$f"
@@ -28,6 +29,9 @@ check "completion: --s offers --sim, --sim-per-rank and --seed" \
 check "completion: --sim h offers the preset h100" bash -c '[ "$1" = h100 ]' _ $(complete_words memtopo --sim h1)
 check "completion: --only l1d,te offers l1d,texture" bash -c '[ "$1" = l1d,texture ]' _ $(complete_words memtopo --only l1d,te)
 check "completion: compare offers reports" bash -c '[ "$1" = compare ]' _ $(complete_words memtopo comp)
+check "completion: mod offers model" bash -c '[ "$1" = model ]' _ $(complete_words memtopo mod)
+check "completion: model --sch offers --scheduler" bash -c '[ "$1" = --scheduler ]' _ $(complete_words memtopo model --sch)
+check "completion: model --scheduler offers gto and rr" bash -c '[ "$*" = "gto rr" ]' _ $(complete_words memtopo model --scheduler "")
 
 make -s -C "$root" uninstall DESTDIR="$dest" PREFIX=/usr >"$tmp/uninstall.log" 2>&1
 check "make uninstall succeeds" test $? = 0

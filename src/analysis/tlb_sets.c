@@ -1,0 +1,56 @@
+/* The set-associative TLB level's page and sets from its one-set pattern
+ * (tlb_sets.h). */
+#include "tlb_sets.h"
+
+static bool pow2(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+mt_tlb_sets mt_tlb_sets_fit(uint64_t t, uint64_t ways, const uint64_t *h, const bool *thrash,
+                            size_t n)
+{
+    mt_tlb_sets out = {.status = MT_TLB_SETS_INCONSISTENT};
+    if (!n || !ways || !pow2(t))
+        return out;
+    for (size_t k = 0; k < n; k++)
+        if (h[k] != t >> (k + 1))
+            return out; /* not the halving ladder this reading assumes */
+    /* The band: the first run of fits. */
+    size_t top = n;
+    for (size_t k = 0; k < n; k++)
+        if (!thrash[k]) {
+            top = k;
+            break;
+        }
+    if (top == n) {
+        out.status = MT_TLB_SETS_NO_BAND;
+        return out;
+    }
+    size_t bottom = top;
+    while (bottom + 1 < n && !thrash[bottom + 1])
+        bottom++;
+    /* Below the band every stride must thrash: a second band is no
+     * geometry of page-number-modulo sets. */
+    for (size_t k = bottom + 1; k < n; k++)
+        if (!thrash[k])
+            return out;
+    /* Span: the band's top is span / 2; starting at t / 2 the span is t
+     * (the plateau's edge held at t, so span <= t). */
+    out.span = 2 * h[top];
+    uint64_t page = ways * h[bottom];
+    if (bottom + 1 == n) {
+        /* The scan ended inside the band: W x h < P never showed, so the
+         * page is at most W x the last h fitted (P / W <= that h). */
+        out.status = MT_TLB_SETS_NO_FLOOR;
+        out.page = page;
+        return out;
+    }
+    if (!pow2(page) || page > out.span)
+        return out;
+    out.page = page;
+    out.sets = out.span / page;
+    out.entries = out.sets * ways;
+    out.status = MT_TLB_SETS_OK;
+    return out;
+}
