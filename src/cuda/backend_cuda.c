@@ -201,9 +201,17 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
             pending[npend++] = i;
     if (npend && (rc = mtc_run_access(im, exps, pending, npend, out, ei)) != MT_OK)
         goto out;
+    /* Icache experiments together: their compiles overlap. */
+    npend = 0;
+    for (size_t i = 0; i < n; i++)
+        if (exps[i].kind == MT_KIND_ICACHE)
+            pending[npend++] = i;
+    if (npend && (rc = mtc_run_icache(im, exps, pending, npend, out, ei)) != MT_OK)
+        goto out;
     npend = 0;
     for (size_t i = 0; i < n; i++) {
-        if (exps[i].kind == MT_KIND_BANKS || exps[i].kind == MT_KIND_ACCESS)
+        if (exps[i].kind == MT_KIND_BANKS || exps[i].kind == MT_KIND_ACCESS ||
+            exps[i].kind == MT_KIND_ICACHE)
             continue;
         if (exps[i].kind == MT_KIND_CLOCK) {
             if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
@@ -213,9 +221,6 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
                 goto out;
         } else if (exps[i].kind == MT_KIND_CLUSTER) {
             if ((rc = mtc_run_cluster(im, &exps[i], &out[i], ei)) != MT_OK)
-                goto out;
-        } else if (exps[i].kind == MT_KIND_ICACHE) {
-            if ((rc = mtc_run_icache(im, &exps[i], &out[i], ei)) != MT_OK)
                 goto out;
         } else if (exps[i].kind == MT_KIND_LINK) {
             if ((rc = mtc_run_link(im, &exps[i], &out[i], ei)) != MT_OK)

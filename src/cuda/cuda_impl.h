@@ -145,9 +145,11 @@ mt_err mtc_run_access(cuda_impl *im, const mt_experiment *exps, const size_t *wh
                       mt_result *out, mt_errinfo *ei);
 /* clock.c: runs one MT_KIND_CLOCK experiment (it needs no launch group). */
 mt_err mtc_run_clock(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
-/* icache.c: runs one MT_KIND_ICACHE experiment (a module and a launch of
- * its own). */
-mt_err mtc_run_icache(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);
+/* icache.c: runs a batch's MT_KIND_ICACHE experiments exps[idx[0..n)]
+ * (a module and a launch each): their modules compiled together on host
+ * threads, then one launch after another. */
+mt_err mtc_run_icache(cuda_impl *im, const mt_experiment *exps, const size_t *idx, size_t n,
+                      mt_result *out, mt_errinfo *ei);
 /* evict.c: runs one MT_KIND_EVICT experiment (an L2 flush and a launch of
  * its own per repeat). */
 mt_err mtc_run_evict(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_errinfo *ei);

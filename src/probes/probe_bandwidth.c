@@ -60,9 +60,28 @@
  * low; every SM streams, so each partition holds the lines homed in it). */
 #define BW_L2_WHOLE_MARGIN 0.10
 #define BW_L2_WHOLE_SHARE 0.75
-/* Levels: L1, texture, read-only, shared, L2 near read, L2 writes and
- * copies, whole L2, DRAM. */
-#define BW_MAX_LEVELS 10
+/* The L2 read within a partition (l2.bw_read_partition): data below the
+ * partition one SM uses (each partition can hold all of it), read by a
+ * few SMs each line, at these eighths of the partition.  gpu-benches'
+ * gpu-l2-cache reaches its best (8.2-8.35 TB/s on the H100, 2026-11-24)
+ * with data of 0.75-1.06 partitions read by ~7 blocks each; beyond a
+ * partition it falls (8.0-8.1 at 30-34 MB).  The figure is the bytes the
+ * SMs receive: ncu on the H100 counted 97% of them read in the L2 slices
+ * at 7/8 of a partition and 91% at 3/4 (8-byte loads, 8 in flight), the
+ * rest merged on the way (docs/method.md). */
+static const unsigned bw_l2_part_eighths[] = {4, 6, 7};
+#define BW_L2_PART_SIZES (sizeof bw_l2_part_eighths / sizeof bw_l2_part_eighths[0])
+/* SMs reading each line of the read within a partition, at least: few
+ * enough that most requests reach the L2 slices (the shared-data read
+ * with all 132 SMs on 1 MiB had the slices read 40% of the bytes; the
+ * peer's ~7 readers 99.5%, memtopo's kernel with 6.6-7.8 readers 91-97%),
+ * enough to reach the peer's figure (each SM its own data below a
+ * partition gave 7.5 TB/s on the H100).  The per-SM share is the power of
+ * two that gives at least this many readers. */
+#define BW_L2_PART_READERS 4u
+/* Levels: L1, texture, read-only, shared, L2 near read (3 sizes), L2
+ * writes and copies, whole L2, L2 within a partition (3 sizes), DRAM. */
+#define BW_MAX_LEVELS 14
 /* The near-partition read tries its shared data at a quarter of the
  * partition and at halves of it down to this share of a quarter: less
  * data served more on the H100 (gpu-benches' gpu-l2-cache: 10.5 TB/s at
@@ -246,16 +265,24 @@ static int config_fits(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op
     return l->fp_sm % step == 0 || step % l->fp_sm == 0;
 }
 
-/* The ladder: threads per SM from 256 (or one warp short of it) doubling
- * to the SM's limit, 1, 2, 4 or 8 accesses in flight, 16-byte vectors. */
-static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, bw_config *k,
-                     size_t cap)
+/* Threads one SM holds (returned) and one block may have (*block: at
+ * most 1024, the stream kernel's, in whole warps). */
+static uint32_t thread_limits(const mt_probe_ctx *c, uint32_t *block)
 {
     uint32_t tmax = c->dev.max_threads_per_block > 0 ? (uint32_t)c->dev.max_threads_per_block : 1024;
     if (tmax > 1024)
         tmax = 1024;
     tmax -= tmax % 32;
-    uint32_t sm_max = c->dev.max_threads_per_sm > 0 ? (uint32_t)c->dev.max_threads_per_sm : tmax;
+    *block = tmax;
+    return c->dev.max_threads_per_sm > 0 ? (uint32_t)c->dev.max_threads_per_sm : tmax;
+}
+
+/* The ladder: threads per SM from 256 (or one warp short of it) doubling
+ * to the SM's limit, 1, 2, 4 or 8 accesses in flight, 16-byte vectors. */
+static size_t ladder(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op, bw_config *k,
+                     size_t cap)
+{
+    uint32_t tmax, sm_max = thread_limits(c, &tmax);
     size_t n = 0;
     for (uint32_t t = 256; n < cap; t *= 2) {
         if (t > sm_max)
@@ -321,7 +348,11 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
     const mt_finding *had = mt_get(c, l->key, name);
     if (measured_rate(had) >= bw)
         return;
-    if (l->shared_data)
+    if (l->shared_data && strcmp(l->suffix, "_partition") == 0)
+        snprintf(data, sizeof data, "%llu KiB per SM of %llu KiB, each line read by %.1f SMs",
+                 (unsigned long long)(l->fp_sm >> 10), (unsigned long long)(l->shared_data >> 10),
+                 (double)c->dev.sm_count * (double)l->fp_sm / (double)l->shared_data);
+    else if (l->shared_data)
         snprintf(data, sizeof data, "%llu KiB per SM of %llu KiB all SMs read",
                  (unsigned long long)(l->fp_sm >> 10), (unsigned long long)(l->shared_data >> 10));
     else
@@ -406,11 +437,13 @@ static mt_err level_op(mt_probe_ctx *c, const bw_level *l, mt_stream_op op)
      * whole-L2 read runs it again at 8 bytes, the width gpu-benches'
      * gpu-l2-cache reads with (on the H100 it did not beat the 16-byte
      * ladder for data beyond a partition: 7.5-7.8 against 7.8 TB/s,
-     * session 9; another GPU's L2 may differ). */
+     * session 9; another GPU's L2 may differ), and so does the read
+     * within a partition (8 bytes gave 8.2-8.4 TB/s there, 16 bytes
+     * 7.8-8.0, session 9). */
     size_t m = n;
     int sm_level = l->path != MT_PATH_GLOBAL_CG;
-    int whole = strcmp(l->suffix, "_whole") == 0;
-    unsigned laddered = sm_level ? (4u | 8u) : whole ? 8u : 0u;
+    int l2_read = strcmp(l->suffix, "_whole") == 0 || strcmp(l->suffix, "_partition") == 0;
+    unsigned laddered = sm_level ? (4u | 8u) : l2_read ? 8u : 0u;
     for (uint32_t v = 4; v <= 8; v *= 2)
         for (size_t i = 0; (laddered & v) && i < n && m < BW_MAX_CONFIGS - 2; i++) {
             bw_config x = k[i];
@@ -631,6 +664,31 @@ static void note_thresholds(mt_probe_ctx *c)
                       "whole-L2 read: data beyond the partition one SM uses by this share");
     mt_note_threshold(c, "BW_L2_WHOLE_SHARE", BW_L2_WHOLE_SHARE,
                       "whole-L2 read: data at most this share of the L2's measured size");
+    mt_note_threshold(c, "BW_L2_PART_READERS", BW_L2_PART_READERS,
+                      "L2 read within a partition: at least this many SMs read each line of data "
+                      "below one partition");
+}
+
+/* The L2 read within a partition at `eighths` of the partition one SM
+ * uses: the SM's share is the power of two giving each line at least
+ * BW_L2_PART_READERS readers, the data a whole number of shares (the
+ * backend's shared-data rule).  0 (no level) when the partition was not
+ * measured or the data would be too small to share. */
+static uint64_t l2_part_data(mt_probe_ctx *c, unsigned eighths, uint64_t *fp_sm)
+{
+    const mt_finding *part = mt_get(c, "l2", "partition_size");
+    uint64_t S = (uint64_t)c->dev.sm_count;
+    if (part->kind != MT_FIND_VALUE || part->confidence < MT_CONF_TRUSTED || S == 0)
+        return 0;
+    uint64_t d = (uint64_t)(part->value * eighths / 8);
+    uint64_t want = d * BW_L2_PART_READERS / S;
+    uint64_t sm = pow2_floor(want);
+    if (sm < want)
+        sm *= 2;
+    if (sm < 4096 || d < 2 * sm)
+        return 0;
+    *fp_sm = sm;
+    return d - d % sm;
 }
 
 /* Per SM bytes of the whole-L2 read: data beyond the partition one SM
@@ -649,12 +707,19 @@ static uint64_t l2_whole_sm(mt_probe_ctx *c)
         return 0;
     double lo = part->value * (1 + BW_L2_WHOLE_MARGIN);
     double hi = part->value / share->value * BW_L2_WHOLE_SHARE;
-    /* Rounded down to a quarter of its power of two: a whole number of the
-     * ladder's rounds up to that size (config_fits), within 25% of hi. */
+    /* The multiple of the largest power of two that has one in range: a
+     * round of accesses must tile the data (config_fits), so the data's
+     * largest power-of-two factor caps the bytes in flight the search may
+     * try (40 KiB per SM, 5 x 8 KiB, allowed 8 KiB in flight and read at a
+     * tenth of the L2's rate on a simulated GPU; the H100's 256 KiB allows
+     * every round). */
     uint64_t x = (uint64_t)(hi / (double)S);
-    uint64_t q = pow2_floor(x) / 4;
-    uint64_t fp = q ? x - x % q : 0;
-    return fp >= 4096 && (double)(fp * S) > lo && (double)(fp * S) <= hi ? fp : 0;
+    for (uint64_t p = pow2_floor(x); p >= 4096; p /= 2) {
+        uint64_t fp = x - x % p;
+        if ((double)(fp * S) > lo)
+            return fp;
+    }
+    return 0;
 }
 
 /* The L2's levels: a read of shared data all SMs read (backend.h), writes
@@ -691,6 +756,20 @@ static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint6
     if (whole)
         lv[n++] = (bw_level){"l2", "the whole L2 (data across its partitions, ld.global.cg)",
                              "_whole", MT_PATH_GLOBAL_CG, whole, 1u << MT_STREAM_READ, 0};
+    /* Within a partition: data below one partition (every partition can
+     * hold all of it), a few SMs on each line so that most of their
+     * requests reach the slices (on the H100 91-97%, ncu; docs/method.md):
+     * the bytes the SMs receive, the pattern of gpu-benches' best L2
+     * points. */
+    const char *within = "the L2 within a partition (data below the partition one SM uses, a few "
+                         "SMs read each line, ld.global.cg; bytes the SMs receive)";
+    for (size_t i = 0; (c->be->ops->caps & MT_CAP_STREAM_SHARED_DATA) && i < BW_L2_PART_SIZES;
+         i++) {
+        uint64_t sm = 0, d = l2_part_data(c, bw_l2_part_eighths[i], &sm);
+        if (d)
+            lv[n++] = (bw_level){"l2", within, "_partition", MT_PATH_GLOBAL_CG, sm,
+                                 1u << MT_STREAM_READ, d};
+    }
     return n;
 }
 
@@ -821,6 +900,8 @@ static const mt_finding_decl provides[] = {
 #undef BW_OPS
     {"l2.bw_read_whole", "read bandwidth per SM, data across the whole L2"},
     {"l2.gbps_read_whole", "read bandwidth, data across the whole L2"},
+    {"l2.bw_read_partition", "read bandwidth per SM, data within a partition"},
+    {"l2.gbps_read_partition", "read bandwidth, data within a partition"},
     {"texture.bw_read", "read bandwidth per SM"},
     {"texture.gbps_read", "read bandwidth"},
     {"readonly.bw_read", "read bandwidth per SM"},

@@ -3,8 +3,8 @@
  * size and the cycles per instruction of code it serves.
  *
  * Opt-in (--icache): on a GPU each block size is a module the driver
- * compiles (about a second for the largest), which the default run has
- * no time for.
+ * compiles (about 1.5 s for the largest), which the default run has no
+ * time for.
  *
  * One warp runs a block of straight-line code (MT_KIND_ICACHE: independent
  * integer instructions, no branch) once to warm the caches, then
@@ -29,7 +29,9 @@
 
 /* Largest block run: 32 Ki instructions, 4x the largest L1 instruction
  * cache reported for NVIDIA GPUs (128 KiB, Jia et al. on Volta), so the
- * plateau beyond it shows; the JIT compiles it in a few seconds. */
+ * plateau beyond it shows; the JIT compiles it in about 1.5 s on the
+ * H100's host, the smaller blocks beside it (the cuda backend compiles a
+ * batch's blocks at once), which is most of the probe's time. */
 #define ICACHE_TOP_BYTES (512u << 10)
 /* Timed laps per block: the median of 9 ignores up to 4 laps an
  * interrupt or a clock change hit. */
