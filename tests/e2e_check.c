@@ -14,7 +14,7 @@
 
 /* --tlb: only the TLB probe (and what it requires), judged under the
  * contract; --tlb-exact: also the set-associative first level read
- * exactly (tlb_first_exact); --tlb-levels-exact: also every TLB level
+ * exactly (mt_truth_tlb_first_exact); --tlb-levels-exact: also every TLB level
  * exactly (tlb_check's exact mode).  Set for every spec after the flag. */
 typedef enum { RUN_ALL, RUN_TLB, RUN_TLB_EXACT, RUN_TLB_LEVELS_EXACT } run_kind;
 
@@ -72,7 +72,7 @@ static int check_one(const char *path, run_kind kind)
         msg[0] = '\0';
         bad = mt_truth_check_mode(mt_backend_sim_spec(be), t, MT_TRUTH_CONTRACT, msg, sizeof msg);
         if (kind == RUN_TLB_EXACT)
-            bad += tlb_first_exact(mt_backend_sim_spec(be), t, msg, sizeof msg);
+            bad += mt_truth_tlb_first_exact(mt_backend_sim_spec(be), t, msg, sizeof msg);
         if (kind == RUN_TLB_LEVELS_EXACT) {
             g_mode = MT_TRUTH_EXACT;
             bad += tlb_check(mt_backend_sim_spec(be), t, msg, sizeof msg);

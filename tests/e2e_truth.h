@@ -48,5 +48,9 @@ int mt_truth_check_mode(const mt_sim_spec *s, const mt_topology *t, mt_truth_mod
                         size_t cap);
 /* mt_truth_check_mode with MT_TRUTH_EXACT. */
 int mt_truth_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap);
+/* A set-associative first TLB level read exactly: entries, page and ways
+ * values trusted and exact, the group exact where reported (e2e_truth_tlb.c;
+ * for specs whose sets' span a chain's stride reaches). */
+int mt_truth_tlb_first_exact(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap);
 
 #endif

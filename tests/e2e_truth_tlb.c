@@ -90,7 +90,7 @@ static int tlb_check(const mt_sim_spec *s, const mt_topology *t, char *msg, size
  * its entries, page and ways values at confidence >= MT_TRUTH_TRUSTED and
  * exact, its group exact where reported (test_e2e_tlb.c and e2e_check
  * --tlb-exact, for specs whose sets' span a chain's stride reaches). */
-static int tlb_first_exact(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
+int mt_truth_tlb_first_exact(const mt_sim_spec *s, const mt_topology *t, char *msg, size_t cap)
 {
     if (!s->n_tlbs)
         return complain(msg, cap, "tlb1: the spec has no TLB level to read exactly\n");

@@ -78,7 +78,7 @@ static void test_spec_files(void **state)
  * tlb-2way-2m's every TLB finding exact (its fully associative second
  * level of 8192 entries hid in the first level's set-by-set overflow
  * until the doubling restarted past it: a bound above the truth at 0.9),
- * tlb-4way's first level exact (tlb_first_exact) and the contract on the
+ * tlb-4way's first level exact (mt_truth_tlb_first_exact) and the contract on the
  * rest. */
 static void test_set_associative(void **state)
 {
@@ -95,7 +95,7 @@ static void test_set_associative(void **state)
         const mt_sim_spec *s = mt_backend_sim_spec(be);
         char msg[4096] = "";
         g_mode = cases[i].mode;
-        int bad = tlb_check(s, t, msg, sizeof msg) + tlb_first_exact(s, t, msg, sizeof msg);
+        int bad = tlb_check(s, t, msg, sizeof msg) + mt_truth_tlb_first_exact(s, t, msg, sizeof msg);
         if (bad)
             fail_msg("%s: %d mismatches:\n%s", cases[i].spec, bad, msg);
         mt_topology_free(t);
