@@ -91,6 +91,11 @@ fs = [find(r) for r in rs]
 for k, f in fs[0].items():
     if f["kind"] != "value" or f["source"] == "driver" or f["unit"] not in ("B", "cycles"):
         continue
+    # Findings the report itself does not trust (confidence < 0.5, e.g. the
+    # L2 line at 0.4, a range 64-256 B in two runs of five on 2026-11-24)
+    # make no claim to agree on.
+    if f["confidence"] < 0.5:
+        continue
     # A run may give a range where the others give values (run 4's L1
     # size, an unconfirmed edge): its ends count as two of the values.
     vals = [v for x in fs for v in ([x[k]["value"]] if x[k]["kind"] == "value"
