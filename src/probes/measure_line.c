@@ -490,17 +490,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                   "%.1f B per line (capacities %llu / %llu B) is not near a power "
                                   "of two", (double)best_s / le.ratio, (unsigned long long)best.lo,
                                   (unsigned long long)cap);
-        /* The L2's capacity here is its partition, from one SM's first
-         * evictions.  A wide-stride chain that kept fewer lines than that
-         * capacity holds sectors (bytes per line at least a sector) breaks
-         * no pigeonhole: a hashed L2 ends such a chain early by conflicts
-         * (the H100: 156 B per line at a 256 B stride in one run of three,
-         * partitions alike in every run), which the line's range already
-         * says.  Only more lines than sectors fit refutes the partition. */
-        bool l2 = strcmp(key, mt_cache_key(MT_CACHE_L2)) == 0;
-        if (!l2 || (double)best_s / le.ratio < sector)
-            doubt_size(c, key, MT_CONF_LINE_NOT_POW2, "ratio no power of two", cap, best.lo,
-                       best_s);
+        doubt_size(c, key, MT_CONF_LINE_NOT_POW2, "ratio no power of two", cap, best.lo, best_s);
     }
     mt_set(c, key, "line", &line);
     return MT_OK;
