@@ -330,11 +330,24 @@ else:
 assert all(l2[k]["note"].startswith("one partition's") for k in ("ways", "sets", "index"))
 PY
 else
+  # The recording of 2026-11-24 03:43 UTC doubted the partition (0.4, the L2
+  # line test), and the L2 geometry, which needs a trusted partition, then
+  # reports no ways or sets at all (left open in session 10's note: it
+  # should say why); with a trusted partition they say why they stay open.
+  part_doubted=$($PY -c 'import json,sys; o=next(x for x in json.load(open(sys.argv[1]))["objects"] if x["key"]=="l2")["findings"]; print(int(o["partition_size"]["confidence"] < 0.5))' "$tmp/l2geom.json")
+  if [ "$part_doubted" = 1 ]; then
+  check "H100 L2 geometry with a doubted partition: no ways or sets claimed" \
+    test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|\(value\|range\|lower_bound\)|')" = 0
+  else
   check "H100 L2 ways and sets say why they stay open (187200 lines, sequences of 3456)" \
     test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|.*eviction sets need tests of its 187200 lines; sequences hold 3456 (docs/method.md)')" = 2
+  fi
   check "H100 L2 geometry: one partition's, a range and a bound, never a guess" $PY - "$tmp/l2geom.json" <<'PY'
 import json, sys
 l2 = next(x for x in json.load(open(sys.argv[1]))["objects"] if x["key"] == "l2")["findings"]
+if l2["partition_size"]["confidence"] < 0.5:   # no geometry on a doubted partition
+    assert not any(k in l2 and l2[k]["kind"] == "value" for k in ("ways", "sets", "index")), l2
+    sys.exit(0)
 assert l2["ways"]["kind"] == "range" and l2["ways"]["confidence"] <= 0.5, l2["ways"]
 assert l2["sets"]["kind"] == "lower_bound", l2["sets"]
 assert all(l2[k]["note"].startswith("one partition's") for k in ("ways", "sets", "index"))
