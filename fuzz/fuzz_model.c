@@ -31,11 +31,9 @@ static void check_kernel(const mt_model_kernel *k)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = mt_fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     mt_errinfo ei = {{0}};
     mt_model_kernel kd;
     mt_err err = mt_model_kd_parse(text, "fuzz.kd", &kd, &ei);

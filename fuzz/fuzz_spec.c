@@ -32,13 +32,9 @@ static int has_file_line(const char *msg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* The parser takes text; the file loader refuses NUL bytes before it,
-     * so a NUL here only ends the text early, as it would in C. */
-    char *text = malloc(size + 1);
+    char *text = mt_fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     mt_sim_spec *spec = malloc(sizeof *spec);
     if (!spec) {
         free(text);

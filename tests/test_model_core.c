@@ -21,6 +21,18 @@ static void assert_stack_sums(const mt_model_result *r)
     assert_true(fabs(s - r->cycles) <= 1e-9 * r->cycles);
 }
 
+/* The model's prediction for a kernel it must accept, its CPI stack
+ * checked to sum to the total. */
+static mt_model_result predict_ok(const mt_model_machine *m, const mt_model_kernel *k,
+                                  const mt_model_options *o)
+{
+    mt_model_result r;
+    mt_errinfo ei;
+    assert_int_equal(mt_model_predict(m, k, o, &r, &ei), MT_OK);
+    assert_stack_sums(&r);
+    return r;
+}
+
 /* One block per SM on every SM, no memory: inst FMAs each reading the one
  * before it. */
 static mt_model_kernel fma_chain(double block_threads, double inst)
@@ -61,23 +73,19 @@ static void fma_chain_cpi_is_latency_over_warps(void **state)
     mt_model_machine m;
     tm_machine(&m);
     mt_model_options o = {0};
-    mt_errinfo ei;
     for (int s = 0; s < 2; s++) {
         o.sched = s ? MT_SCHED_RR : MT_SCHED_GTO;
         /* 1, 2 and 4 warps per scheduler: each FMA waits 4 cycles, shared
          * by the warps, so a warp instruction costs 4 / warps cycles. */
         for (int w = 1; w <= 4; w *= 2) {
             mt_model_kernel k = fma_chain(4 * 32 * w, 1000);
-            mt_model_result r;
-            assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+            mt_model_result r = predict_ok(&m, &k, &o);
             double cpi = r.cycles / (w * 1000.0);
             assert_true(fabs(cpi - 4.0 / w) < 1e-9);
-            assert_stack_sums(&r);
         }
         /* 8 warps per scheduler: issue-bound, one instruction a cycle. */
         mt_model_kernel k = fma_chain(4 * 32 * 8, 1000);
-        mt_model_result r;
-        assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+        mt_model_result r = predict_ok(&m, &k, &o);
         assert_true(fabs(r.cycles - 8000) < 1e-9);
         assert_true(fabs(r.stack[MT_CPI_BASE] - 8000) < 1e-9);
     }
@@ -91,18 +99,15 @@ static void stream_time_is_bytes_over_bandwidth(void **state)
     mt_model_machine m;
     tm_machine(&m);
     mt_model_options o = {0};
-    mt_errinfo ei;
     mt_model_kernel k = dram_stream();
-    mt_model_result r;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    mt_model_result r = predict_ok(&m, &k, &o);
     /* 64 warps x 500 loads x 128 B per SM at 10 B per cycle. */
     double expect = 64 * 500 * 128 / 10.0;
     assert_true(fabs(r.cycles - expect) < 1e-6 * expect);
     assert_true(r.stack[MT_CPI_BW_DRAM] > 0.5 * r.cycles);
-    assert_stack_sums(&r);
     /* Twice the bandwidth, half the time (still saturated). */
     tm_set(&m, MT_MI_DRAM_GBPS_READ, 2000);
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    r = predict_ok(&m, &k, &o);
     assert_true(fabs(r.cycles - expect / 2) < 1e-6 * expect);
 }
 
@@ -117,14 +122,11 @@ static void mshr_cap_bounds_the_misses(void **state)
     tm_set(&m, MT_MI_L1_BW_READ, 1e6);
     tm_set(&m, MT_MI_DRAM_MLP, 16);
     mt_model_options o = {0};
-    mt_errinfo ei;
     mt_model_kernel k = dram_stream();
-    mt_model_result r;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    mt_model_result r = predict_ok(&m, &k, &o);
     double expect = 64 * 500 * 4 * 600 / 16.0;
     assert_true(fabs(r.cycles - expect) < 1e-6 * expect);
     assert_true(r.stack[MT_CPI_MSHR] > 0.5 * r.cycles);
-    assert_stack_sums(&r);
 }
 
 /* One block more than a full wave: a second wave of one block on one SM,
@@ -135,21 +137,19 @@ static void tail_of_a_partial_wave(void **state)
     mt_model_machine m;
     tm_machine(&m);
     mt_model_options o = {0};
-    mt_errinfo ei;
     mt_model_kernel k = fma_chain(1024, 1000); /* 32 warps: 2 blocks per SM */
     k.grid_blocks = 200;
     mt_model_result one, two;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &one, &ei), MT_OK);
+    one = predict_ok(&m, &k, &o);
     assert_true(fabs(one.waves - 1) < 1e-12);
     assert_true(one.stack[MT_CPI_TAIL] == 0);
     k.grid_blocks = 201;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &two, &ei), MT_OK);
+    two = predict_ok(&m, &k, &o);
     /* Second wave: one block of 32 warps, 8 per scheduler (issue-bound:
      * 8 x 1000 cycles) on 1 of 100 SMs: 99% of that wave is tail. */
     double last = 8000;
     assert_true(fabs(two.cycles - (one.cycles + last)) < 1e-9);
     assert_true(fabs(two.stack[MT_CPI_TAIL] - last * (1 - 1.0 / 100)) < 1e-9);
-    assert_stack_sums(&two);
 }
 
 static void occupancy_limits(void **state)
@@ -161,18 +161,17 @@ static void occupancy_limits(void **state)
     mt_errinfo ei;
     mt_model_kernel k = fma_chain(256, 100);
     k.regs_per_thread = 255; /* 8160 registers a warp: 8 warps need 65280 */
-    mt_model_result r;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    mt_model_result r = predict_ok(&m, &k, &o);
     assert_true(r.blocks_per_sm == 1);
     assert_string_equal(r.occupancy_limit, "registers");
     k.regs_per_thread = 32;
     k.smem_per_block = 100 * 1024; /* + 1 KiB reserved: 2 fit in 228 KiB */
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    r = predict_ok(&m, &k, &o);
     assert_true(r.blocks_per_sm == 2);
     assert_string_equal(r.occupancy_limit, "shared");
     k.smem_per_block = 0;
     o.occupancy = 0.5;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    r = predict_ok(&m, &k, &o);
     assert_true(r.warps_per_sm == 32);
     k.smem_per_block = 300 * 1024;
     o.occupancy = 0;
@@ -186,25 +185,20 @@ static void bank_conflicts_and_barriers_show(void **state)
     mt_model_machine m;
     tm_machine(&m);
     mt_model_options o = {0};
-    mt_errinfo ei;
     mt_model_kernel k = fma_chain(128, 1000); /* 1 warp per scheduler */
     memset(k.alu_dep, 0, sizeof k.alu_dep);
     k.ld_shared = 100;
     k.sh_intervals = 100;
     k.use_distance = 1;
     k.bank_ways = 8;
-    mt_model_result r;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    mt_model_result r = predict_ok(&m, &k, &o);
     /* One warp alone: 1000 issue + 100 x (20 + 7 x 2 - 1) stall cycles. */
     assert_true(fabs(r.cycles - (1000 + 100 * 33)) < 1e-6);
     assert_true(fabs(r.stack[MT_CPI_BANK] - 100 * 33 * 14.0 / 34) < 1e-6);
-    assert_stack_sums(&r);
     k.barriers = 10;
     k.block_threads = 512; /* 4 warps of the block per scheduler */
-    mt_model_result rb;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &rb, &ei), MT_OK);
+    mt_model_result rb = predict_ok(&m, &k, &o);
     assert_true(rb.stack[MT_CPI_BARRIER] > 0);
-    assert_stack_sums(&rb);
 }
 
 static void round_robin_pays_interleaving(void **state)
@@ -274,7 +268,6 @@ static void clock_scales_what_lies_beyond_the_sm(void **state)
     mt_model_machine m;
     tm_machine(&m);
     mt_model_options o = {0};
-    mt_errinfo ei;
     mt_model_kernel k = fma_chain(32, 200);
     memset(k.alu_dep, 0, sizeof k.alu_dep);
     k.ld_global = 100;
@@ -282,14 +275,13 @@ static void clock_scales_what_lies_beyond_the_sm(void **state)
     k.ld_sectors = 1;
     k.l2_hit = 1;
     k.use_distance = 1;
-    mt_model_result r;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    mt_model_result r = predict_ok(&m, &k, &o);
     /* (less the small M/D/1 waits of a nearly idle L1 and L2) */
     double queue = r.stack[MT_CPI_BW_L1] + r.stack[MT_CPI_BW_L2] + r.stack[MT_CPI_BW_DRAM];
     assert_true(queue < 1);
     assert_true(fabs(r.cycles - queue - (200 + 100 * 199)) < 1e-6);
     o.clock_mhz = 500;
-    assert_int_equal(mt_model_predict(&m, &k, &o, &r, &ei), MT_OK);
+    r = predict_ok(&m, &k, &o);
     queue = r.stack[MT_CPI_BW_L1] + r.stack[MT_CPI_BW_L2] + r.stack[MT_CPI_BW_DRAM];
     assert_true(fabs(r.cycles - queue - (200 + 100 * 99)) < 1e-6);
     assert_true(fabs(r.seconds - r.cycles / 500e6) < 1e-15);

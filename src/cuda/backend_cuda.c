@@ -154,6 +154,40 @@ static mt_err cuda_count_devices(int *n, mt_errinfo *ei)
 
 const mt_backend_entry mt_backend_entry_cuda = { "cuda", "an NVIDIA GPU through the CUDA runtime (--device N)", cuda_open_entry, cuda_count_devices };
 
+/* Kinds whose experiments of one batch run together in launches of their
+ * own (icache: the module compiles overlap on host threads). */
+typedef mt_err (*mtc_together_runner)(cuda_impl *im, const mt_experiment *exps,
+                                      const size_t *which, size_t n, mt_result *out,
+                                      mt_errinfo *ei);
+static const struct {
+    mt_exp_kind kind;
+    mtc_together_runner run;
+} together_kinds[] = {
+    {MT_KIND_BANKS, mtc_run_banks},
+    {MT_KIND_ACCESS, mtc_run_access},
+    {MT_KIND_ICACHE, mtc_run_icache},
+};
+
+/* Kinds run one experiment at a time, each in a launch (or copy) of its own. */
+typedef mt_err (*mtc_one_runner)(cuda_impl *im, const mt_experiment *e, mt_result *out,
+                                 mt_errinfo *ei);
+static const struct {
+    mt_exp_kind kind;
+    mtc_one_runner run;
+} alone_kinds[] = {
+    {MT_KIND_CLOCK, mtc_run_clock},     {MT_KIND_STREAM, mtc_run_stream},
+    {MT_KIND_CLUSTER, mtc_run_cluster}, {MT_KIND_LINK, mtc_run_link},
+    {MT_KIND_EVICT, mtc_run_evict},
+};
+
+static bool runs_together(mt_exp_kind kind)
+{
+    for (size_t k = 0; k < sizeof together_kinds / sizeof together_kinds[0]; k++)
+        if (kind == together_kinds[k].kind)
+            return true;
+    return false;
+}
+
 static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n, mt_result *out,
                              mt_errinfo *ei)
 {
@@ -187,50 +221,29 @@ static mt_err cuda_run_batch(mt_backend *b, const mt_experiment *exps, size_t n,
     }
     g->idx = im->h.group_idx;
     CK(cudaSetDevice(im->dev));
-    /* Clock and stream experiments run by themselves, banks experiments in
-     * a launch of their own; the rest go through launch groups. */
-    npend = 0;
-    for (size_t i = 0; i < n; i++)
-        if (exps[i].kind == MT_KIND_BANKS)
-            pending[npend++] = i;
-    if (npend && (rc = mtc_run_banks(im, exps, pending, npend, out, ei)) != MT_OK)
-        goto out;
-    npend = 0;
-    for (size_t i = 0; i < n; i++)
-        if (exps[i].kind == MT_KIND_ACCESS)
-            pending[npend++] = i;
-    if (npend && (rc = mtc_run_access(im, exps, pending, npend, out, ei)) != MT_OK)
-        goto out;
-    /* Icache experiments together: their compiles overlap. */
-    npend = 0;
-    for (size_t i = 0; i < n; i++)
-        if (exps[i].kind == MT_KIND_ICACHE)
-            pending[npend++] = i;
-    if (npend && (rc = mtc_run_icache(im, exps, pending, npend, out, ei)) != MT_OK)
-        goto out;
+    /* The kinds with launches of their own first (banks, access, icache in
+     * that order, each kind's experiments together), then the kinds run
+     * one experiment at a time; the rest go through launch groups. */
+    for (size_t k = 0; k < sizeof together_kinds / sizeof together_kinds[0]; k++) {
+        npend = 0;
+        for (size_t i = 0; i < n; i++)
+            if (exps[i].kind == together_kinds[k].kind)
+                pending[npend++] = i;
+        if (npend && (rc = together_kinds[k].run(im, exps, pending, npend, out, ei)) != MT_OK)
+            goto out;
+    }
     npend = 0;
     for (size_t i = 0; i < n; i++) {
-        if (exps[i].kind == MT_KIND_BANKS || exps[i].kind == MT_KIND_ACCESS ||
-            exps[i].kind == MT_KIND_ICACHE)
+        mtc_one_runner run_one = NULL;
+        if (runs_together(exps[i].kind))
             continue;
-        if (exps[i].kind == MT_KIND_CLOCK) {
-            if ((rc = mtc_run_clock(im, &exps[i], &out[i], ei)) != MT_OK)
-                goto out;
-        } else if (exps[i].kind == MT_KIND_STREAM) {
-            if ((rc = mtc_run_stream(im, &exps[i], &out[i], ei)) != MT_OK)
-                goto out;
-        } else if (exps[i].kind == MT_KIND_CLUSTER) {
-            if ((rc = mtc_run_cluster(im, &exps[i], &out[i], ei)) != MT_OK)
-                goto out;
-        } else if (exps[i].kind == MT_KIND_LINK) {
-            if ((rc = mtc_run_link(im, &exps[i], &out[i], ei)) != MT_OK)
-                goto out;
-        } else if (exps[i].kind == MT_KIND_EVICT) {
-            if ((rc = mtc_run_evict(im, &exps[i], &out[i], ei)) != MT_OK)
-                goto out;
-        } else {
+        for (size_t k = 0; k < sizeof alone_kinds / sizeof alone_kinds[0]; k++)
+            if (exps[i].kind == alone_kinds[k].kind)
+                run_one = alone_kinds[k].run;
+        if (!run_one)
             pending[npend++] = i;
-        }
+        else if ((rc = run_one(im, &exps[i], &out[i], ei)) != MT_OK)
+            goto out;
     }
 
     while (npend) {
