@@ -67,7 +67,9 @@ assert v(o["l1d"]["caches_global_loads"]) == 1
 assert abs(v(o["const_l1"]["size"]) - 2048) <= 256 and v(o["const_l1"]["line"]) == 64
 assert o["const_l15"]["size"]["kind"] in ("value", "lower_bound")
 assert o["l2"]["size"]["source"] == "driver" and v(o["l2"]["size"]) == 52428800
-assert o["l2"]["partition_size"]["source"] == "measured" and o["l2"]["partition_size"]["kind"] == "value"
+# A value, or (where a footprint above the first misses fitted: the first
+# eviction moves with where the chain lies, session 11) a range.
+assert o["l2"]["partition_size"]["source"] == "measured" and o["l2"]["partition_size"]["kind"] in ("value", "range")
 # The L2 line: 128 B, or (in about one run of three: a hashed L2 ends the
 # wide-stride chain early) a range that holds 128 B.
 assert v(o["l2"]["line"]) == 128 or (o["l2"]["line"]["kind"] == "range" and
@@ -104,8 +106,9 @@ for k, f in fs[0].items():
     if k == "l2.partition_size":   # searched in steps of 1/256 of the L2; 3.4% apart on 2026-11-23 08:45, 4.3% at 11:07 (112-117 steps)
         # 2026-11-24: 21.09 MB in 3 of 10 runs, 23.35-24.37 MB in the other
         # 7 (13.5% apart), each at confidence 1 from its own first
-        # evictions: the spread is the H100's, left open in the closing
-        # note of session 10 (the finding should become a range).
+        # evictions.  Since session 11 a run whose chain conflicts early
+        # sees a larger footprint fit and says 21.09-24.37 MB (a range,
+        # its ends counted above); the spread is the H100's.
         tol = 0.15 * max(vals)
     elif f["unit"] == "B":
         tol = 0.005 * max(vals)
@@ -226,7 +229,7 @@ assert 265 <= rep["latency"]["value"] <= 275 and 295 <= rep["far_latency"]["valu
 pen = rep["miss_penalty"]
 assert abs(pen["value"] - (dram["latency"]["value"] - rep["latency"]["value"])) < 1e-6, pen
 ps = rep["partition_size"]
-assert ps["value"] <= 1.03 * rep["size"]["value"] / 2, ps
+assert (ps["value"] if ps["kind"] == "value" else ps["lo"]) <= 1.03 * rep["size"]["value"] / 2, ps
 # Trusted, or doubted by the L2 line test (about one run in three on the
 # H100: the first evictions of one SM may come early, so a line ratio off a
 # power of two doubts the capacity it compared; session 10).
@@ -336,8 +339,10 @@ else
   # should say why); with a trusted partition they say why they stay open.
   part_doubted=$($PY -c 'import json,sys; o=next(x for x in json.load(open(sys.argv[1]))["objects"] if x["key"]=="l2")["findings"]; print(int(o["partition_size"]["confidence"] < 0.5))' "$tmp/l2geom.json")
   if [ "$part_doubted" = 1 ]; then
-  check "H100 L2 geometry with a doubted partition: no ways or sets claimed" \
-    test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|\(value\|range\|lower_bound\)|')" = 0
+  # Since session 11 they say why: the line a range leaves them "not
+  # measured", a doubted partition "bounded by the driver's L2".
+  check "H100 L2 geometry with a doubted partition: no value claimed, and why" \
+    test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|value|')" = 0
   else
   check "H100 L2 ways and sets say why they stay open (187200 lines, sequences of 3456)" \
     test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|.*eviction sets need tests of its 187200 lines; sequences hold 3456 (docs/method.md)')" = 2
