@@ -601,28 +601,6 @@ static void see(fit_seen *s, const uint64_t *fps, const mt_miss_excess *miss, si
     }
 }
 
-static bool ever_missed(const fit_seen *s, uint64_t fp)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (s->fp[i] == fp && s->missed[i])
-            return true;
-    return false;
-}
-
-/* The largest footprint above `above` that fitted every time it ran (0:
- * none), and the smallest one above that which missed (0: none). */
-static void fit_span(const fit_seen *s, uint64_t above, uint64_t *fit, uint64_t *miss)
-{
-    *fit = 0;
-    *miss = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (!s->missed[i] && s->fp[i] > above && s->fp[i] > *fit && !ever_missed(s, s->fp[i]))
-            *fit = s->fp[i];
-    for (size_t i = 0; i < s->n; i++)
-        if (*fit && s->missed[i] && s->fp[i] > *fit && (!*miss || s->fp[i] < *miss))
-            *miss = s->fp[i];
-}
-
 /* A footprint above the first one that missed fitted: the miss profile is
  * not monotone, so the first misses are where this chain happens to
  * conflict, not where the cache is full (on an H100 one SM's chains miss
@@ -633,9 +611,10 @@ static mt_err seek_fit_above(mt_probe_ctx *c, const mt_cap_request *q, const dou
                              size_t nref, double thr, size_t k, fit_seen *seen,
                              mt_cap_result *out)
 {
-    uint64_t fit, miss, pts[REFINE_K_SM_MAX];
+    uint64_t pts[REFINE_K_SM_MAX];
     mt_miss_excess m[REFINE_K_SM_MAX];
-    fit_span(seen, out->hi, &fit, &miss);
+    mt_fit_above span = mt_largest_fit_above(seen->fp, seen->missed, seen->n, out->hi);
+    uint64_t fit = span.fit, miss = span.miss;
     int rounds = q->max_rounds > 0 ? q->max_rounds : MAX_REFINE_ROUNDS;
     for (int round = 0; fit && miss && round < rounds && miss - fit > q->granule; round++) {
         size_t ns = mt_plan_sweep(fit, miss, q->granule, k, pts);
@@ -647,7 +626,9 @@ static mt_err seek_fit_above(mt_probe_ctx *c, const mt_cap_request *q, const dou
         note_resident(out, q, pts, m, ns);
         see(seen, pts, m, ns);
         uint64_t was_fit = fit, was_miss = miss;
-        fit_span(seen, out->hi, &fit, &miss);
+        span = mt_largest_fit_above(seen->fp, seen->missed, seen->n, out->hi);
+        fit = span.fit;
+        miss = span.miss;
         if (fit == was_fit && miss == was_miss)
             break; /* nothing new kept (FIT_SEEN_MAX) */
     }
