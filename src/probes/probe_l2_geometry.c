@@ -19,6 +19,7 @@
  * it could not decide as a range (ways) and a bound (sets) with the
  * reason: never a guess. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "confidence.h"
@@ -122,17 +123,24 @@ static void note_beyond_hash_span(mt_probe_ctx *c, const mt_geometry_target *t)
     }
 }
 
-/* One SM's share of a partitioned L2: each finding says so, first (the
- * capacities that follow may fill the note; their tail is what is cut). */
-static void note_partition(mt_probe_ctx *c, double partition_bytes)
+/* Puts a note first on every geometry finding set (the capacities that
+ * follow may fill the note; their tail is what is cut): one SM's share of
+ * a partitioned L2, or a doubted partition that bounded nothing. */
+static void note_first_on_each(mt_probe_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note_first_on_each(mt_probe_ctx *c, const char *fmt, ...)
 {
+    char note[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note, sizeof note, fmt, ap);
+    va_end(ap);
     for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
         const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
         if (got->kind == MT_FIND_NONE)
             continue;
         mt_finding f = *got;
-        mt_finding_note_first(&f, "one partition's (an SM allocates only in its own: "
-                              "l2.partition_size %.0f B)", partition_bytes);
+        mt_finding_note_first(&f, "%s", note);
         mt_set(c, "l2", geometry_names[i], &f);
     }
 }
@@ -172,21 +180,6 @@ static void unmeasured(mt_probe_ctx *c)
     f.kind = MT_FIND_TEXT;
     snprintf(f.text, sizeof f.text, "not measured");
     mt_set(c, "l2", "index", &f);
-}
-
-/* A partition the L2 probe doubts bounds nothing: the search then runs
- * against the driver's whole L2, and each finding says so first. */
-static void doubt_partition(mt_probe_ctx *c, double conf)
-{
-    for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
-        const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
-        if (got->kind == MT_FIND_NONE)
-            continue;
-        mt_finding f = *got;
-        mt_finding_note_first(&f, "bounded by the driver's L2, not l2.partition_size (doubted: "
-                              "%.2f)", conf);
-        mt_set(c, "l2", geometry_names[i], &f);
-    }
 }
 
 static mt_err run_l2_geometry(mt_probe_ctx *c)
@@ -230,9 +223,13 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
     if (err == MT_OK && hidden > L2_GEOMETRY_MISS_HIDDEN_MAX)
         doubt_hidden_misses(c, hidden, t.hit_threshold);
     if (err == MT_OK && partitioned)
-        note_partition(c, (double)partition_bytes);
+        note_first_on_each(c, "one partition's (an SM allocates only in its own: "
+                           "l2.partition_size %.0f B)", (double)partition_bytes);
     else if (err == MT_OK && partition_bytes)
-        doubt_partition(c, partition.confidence);
+        /* A doubted partition bounds nothing: the search ran against
+         * the driver's whole L2. */
+        note_first_on_each(c, "bounded by the driver's L2, not l2.partition_size (doubted: "
+                           "%.2f)", partition.confidence);
     return err;
 }
 
