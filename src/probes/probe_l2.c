@@ -459,7 +459,13 @@ static mt_err probe_l2(mt_probe_ctx *c)
      * fit above them: the range holds both, at the first misses' own
      * significance. */
     double span_conf = small.borderline ? 1 - small.p_detect : small.confidence;
-    if (spans && (double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
+    /* The most one SM was seen to hold decides whether it is one
+     * partition: a chain that fitted above the first misses counts (were
+     * it over PARTITION_MAX_SHARE, a range "one partition" would claim a
+     * partitioning the fit refutes). */
+    uint64_t held = spans ? small.fit_above : small.lo;
+    bool one_partition = (double)held <= PARTITION_MAX_SHARE * (double)l2;
+    if (spans && one_partition)
         f = mt_find_range(
             (double)small.lo, (double)small.fit_above, "B", "pchase-fine capacity from one SM", span_conf,
             "capacity one SM can use before its first L2 eviction: misses from %llu B, yet %llu B "
@@ -467,7 +473,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
             "one partition", (unsigned long long)small.hi, (unsigned long long)small.fit_above,
             (unsigned long long)small.miss_above, 100.0 * (double)small.lo / (double)l2,
             100.0 * (double)small.fit_above / (double)l2);
-    else if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
+    else if (one_partition)
         f = mt_find_value(
             (double)small.lo, "B", MT_SRC_MEASURED, "pchase-fine capacity from one SM",
             small.confidence,
@@ -478,7 +484,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
         f = mt_find_absent(
             "pchase-fine capacity from one SM", small.confidence,
             "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
-            (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
+            (unsigned long long)held, 100.0 * (double)held / (double)l2);
     if (refuted)
         mt_finding_append_note(&f, "searched on past an edge at %llu B that twice the "
                                "footprint refuted", (unsigned long long)refuted);
@@ -510,7 +516,6 @@ static mt_err probe_l2(mt_probe_ctx *c)
      * placed halves the line).  Where the first misses were a conflict, the
      * largest fit is the capacity compared, as at the wider strides
      * (measure_line.c: conflicts only lower what fits). */
-    uint64_t held = spans ? small.fit_above : small.lo;
     if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, held, f.confidence,
                                s->sector, 0, lim ? lim : UINT64_MAX, 1,
                                s->hit_threshold)) != MT_OK)
