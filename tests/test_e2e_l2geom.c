@@ -20,7 +20,9 @@
  *  - "random" in its name: ways not a trusted value (a range or bound).
  *  - any other (the sim's xor fold over a partition larger than that
  *    span): a range or bound holding the truth, never a wrong value.
- * And: the probe is opt-in; the truth rejects wrong L2 ways and masks. */
+ * And: the probe is opt-in; the truth rejects wrong L2 ways and masks;
+ * with no L2 line established (tests/specs/l2-line-bound-refuted.spec,
+ * line-sets-defeat-strides.spec) the findings say "not measured" and why. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -213,11 +215,53 @@ static void test_truth_rejects(void **state)
     mt_backend_destroy(be);
 }
 
+/* No L2 line established (the line test left a range: a set conflict ended
+ * the wide-stride count early, or resident lines refuted it): the ways and
+ * sets are not measured, and the findings say so and why instead of
+ * staying silent; their ranges (1 to the L2's size in fill units) hold the
+ * truth and the index claims nothing. */
+static void test_unmeasured_says_why(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"tests/specs/l2-line-bound-refuted.spec",
+                                        "tests/specs/line-sets-defeat-strides.spec"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        mt_backend *be;
+        mt_topology *t = e2e_measure(specs[i], l2_geometry_only, &be);
+        const mt_sim_spec *s = mt_backend_sim_spec(be);
+        char msg[4096] = "";
+        if (mt_truth_check_mode(s, t, MT_TRUTH_CONTRACT, msg, sizeof msg) != 0)
+            fail_msg("%s: %s", specs[i], msg);
+        const mt_finding *line = mt_topology_get(t, "l2", "line");
+        assert_non_null(line);
+        assert_int_equal(line->kind, MT_FIND_RANGE);
+        double truth[2];
+        partition_truth(s, &truth[0], &truth[1]);
+        static const char *const counted[] = {"ways", "sets"};
+        for (size_t k = 0; k < 2; k++) {
+            const mt_finding *f = mt_topology_get(t, "l2", counted[k]);
+            assert_non_null(f);
+            assert_int_equal(f->kind, MT_FIND_RANGE);
+            assert_true(f->lo <= truth[k] && truth[k] <= f->hi);
+            assert_non_null(strstr(f->note, "not measured: the L2 line is not established"));
+        }
+        const mt_finding *index = mt_topology_get(t, "l2", "index");
+        assert_non_null(index);
+        assert_int_equal(index->kind, MT_FIND_TEXT);
+        assert_string_equal(index->text, "not measured");
+        assert_true(index->confidence < 0.5);
+        assert_non_null(strstr(index->note, "not measured: the L2 line is not established"));
+        mt_topology_free(t);
+        mt_backend_destroy(be);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opt_in),
         cmocka_unit_test(test_truth_rejects),
+        cmocka_unit_test(test_unmeasured_says_why),
         cmocka_unit_test(test_specs),
         cmocka_unit_test(test_presets),
     };

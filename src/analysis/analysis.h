@@ -34,6 +34,18 @@ mt_err mt_median_above_cut(const double *x, size_t n, double cut, double *median
  * limit, limit itself is appended so the whole range is covered.
  * Returns the number of points written (<= max). */
 size_t mt_plan_doubling(uint64_t start, uint64_t limit, uint64_t *out, size_t max);
+/* Of the footprints a capacity search measured (fp[i], with missed[i]
+ * true where that run had extra misses; a footprint may appear more than
+ * once), the largest above `above` none of whose runs missed (fit, 0 when
+ * none) and the smallest above it that missed (miss, 0 when none was
+ * measured).  A fit above the first misses makes the miss profile not
+ * monotone: the first misses were a conflict of where the chain lay, and
+ * the capacity lies between them and the fit (fit_above.c). */
+typedef struct {
+    uint64_t fit, miss;
+} mt_fit_above;
+mt_fit_above mt_largest_fit_above(const uint64_t *fp, const bool *missed, size_t n,
+                                  uint64_t above);
 /* Up to max_points footprints evenly spaced in (lo, hi], each a multiple of
  * granule and strictly increasing; hi is always the last point.  With
  * (hi - lo) / granule <= max_points every granule step is included.

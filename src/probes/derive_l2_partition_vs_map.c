@@ -37,7 +37,7 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     const mt_finding *groups = mt_topology_get(t, "l2", "map_groups");
     const mt_finding *share = mt_topology_get(t, "l2", "near_share");
     const mt_finding *size = mt_topology_get(t, "l2", "size");
-    if (!trusted(ps, false) || !trusted(groups, false) || !trusted(share, true) ||
+    if (!trusted(ps, true) || !trusted(groups, false) || !trusted(share, true) ||
         !size || size->kind != MT_FIND_VALUE || !(size->value > 0))
         return MT_OK;
     /* The list holds every threshold with room to spare (MT_MAX_THRESHOLDS):
@@ -54,7 +54,10 @@ static mt_err derive(mt_topology *t, mt_errinfo *ei)
     if (groups->value > fewest)
         fewest = groups->value;
     double largest = size->value / fewest;
-    if (ps->value <= largest * (1 + PARTITION_OVER_MAP_SLACK))
+    /* A range (where the chain lies decides its first eviction) is
+     * impossible only when even its low end is. */
+    double low = ps->kind == MT_FIND_RANGE ? ps->lo : ps->value;
+    if (low <= largest * (1 + PARTITION_OVER_MAP_SLACK))
         return MT_OK;
     mt_finding f = *ps;
     mt_finding_doubt(&f, MT_CONF_INCONSISTENT,

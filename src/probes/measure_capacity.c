@@ -581,6 +581,62 @@ static mt_err hidden_misses(mt_probe_ctx *c, const mt_cap_request *q, const doub
     return MT_OK;
 }
 
+/* Footprints a seek_fit_above search measured and whether each had extra
+ * misses.  A search measures at most MAX_DOUBLING + MAX_REFINE_ROUNDS x
+ * REFINE_K_SM_MAX of them; the profile only needs those near the edge, so
+ * beyond FIT_SEEN_MAX later ones are not kept (less is then known above
+ * the edge, nothing is wrong). */
+#define FIT_SEEN_MAX 256
+typedef struct {
+    uint64_t fp[FIT_SEEN_MAX];
+    bool missed[FIT_SEEN_MAX];
+    size_t n;
+} fit_seen;
+
+static void see(fit_seen *s, const uint64_t *fps, const mt_miss_excess *miss, size_t n)
+{
+    for (size_t i = 0; i < n && s->n < FIT_SEEN_MAX; i++) {
+        s->fp[s->n] = fps[i];
+        s->missed[s->n++] = miss[i].more_misses;
+    }
+}
+
+/* A footprint above the first one that missed fitted: the miss profile is
+ * not monotone, so the first misses are where this chain happens to
+ * conflict, not where the cache is full (on an H100 one SM's chains miss
+ * at 23.3 MB and fit at 23.5-24.2 MB).  Refines the largest footprint that
+ * fits between it and the next one that missed, with the request's rounds,
+ * into out->fit_above and out->miss_above. */
+static mt_err seek_fit_above(mt_probe_ctx *c, const mt_cap_request *q, const double *ref,
+                             size_t nref, double thr, size_t k, fit_seen *seen,
+                             mt_cap_result *out)
+{
+    uint64_t pts[REFINE_K_SM_MAX];
+    mt_miss_excess m[REFINE_K_SM_MAX];
+    mt_fit_above span = mt_largest_fit_above(seen->fp, seen->missed, seen->n, out->hi);
+    uint64_t fit = span.fit, miss = span.miss;
+    int rounds = q->max_rounds > 0 ? q->max_rounds : MAX_REFINE_ROUNDS;
+    for (int round = 0; fit && miss && round < rounds && miss - fit > q->granule; round++) {
+        size_t ns = mt_plan_sweep(fit, miss, q->granule, k, pts);
+        mt_progress(c, "%s capacity: largest fit above the first misses, %llu..%llu B",
+                    mt_path_name(q->path), (unsigned long long)fit, (unsigned long long)miss);
+        mt_err err = measure(c, q, pts, ns, ref, nref, thr, m, NULL);
+        if (err != MT_OK)
+            return err;
+        note_resident(out, q, pts, m, ns);
+        see(seen, pts, m, ns);
+        uint64_t was_fit = fit, was_miss = miss;
+        span = mt_largest_fit_above(seen->fp, seen->missed, seen->n, out->hi);
+        fit = span.fit;
+        miss = span.miss;
+        if (fit == was_fit && miss == was_miss)
+            break; /* nothing new kept (FIT_SEEN_MAX) */
+    }
+    out->fit_above = fit;
+    out->miss_above = miss;
+    return MT_OK;
+}
+
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -591,6 +647,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     mt_miss_excess miss[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
     memset(miss, 0, sizeof miss);
     uint64_t pts[MAX_DOUBLING > 64 ? MAX_DOUBLING : 64];
+    fit_seen seen = {.n = 0};
 
     /* A reference that misses would make every footprint look like hits:
      * shrink it (and the doubling's start with it) until it fits. */
@@ -643,6 +700,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
                        q->front_threshold > 0 ? &doubling : NULL)) != MT_OK)
         goto done;
     note_resident(out, q, pts, miss, np);
+    see(&seen, pts, miss, np);
     size_t first = np;
     for (size_t i = 0; i < np; i++)
         if (miss[i].more_misses) {
@@ -693,6 +751,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         if ((err = measure(c, q, pts, ns, ref, nref, thr, miss, NULL)) != MT_OK)
             goto done;
         note_resident(out, q, pts, miss, ns);
+        see(&seen, pts, miss, ns);
         size_t j = ns;
         for (size_t i = 0; i < ns; i++)
             if (miss[i].more_misses) {
@@ -738,6 +797,11 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     out->lo = lo;
     out->hi = hi;
+    /* Also where the first misses did not repeat (borderline): a fit above
+     * them says why. */
+    if (q->seek_fit_above &&
+        (err = seek_fit_above(c, q, ref, nref, thr, k, &seen, out)) != MT_OK)
+        goto done;
 
     /* Confirmation by the thesis' machinery: a sweep of evenly spaced
      * footprints, half at or below lo and half at or above hi, reduced

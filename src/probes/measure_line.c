@@ -306,6 +306,10 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
              * window must hold the lines each footprint added (as the
              * capacity it is the ratio to was measured). */
             .window_at_growth = id == MT_CACHE_L2,
+            /* And a conflict there must not end the count early: the
+             * largest footprint that fits counts (H100: 43.0 MB missed at
+             * 256 B, 46.1 and 48.7 MB fitted; the line read 156 B). */
+            .seek_fit_above = id == MT_CACHE_L2,
         };
         mt_cap_result r;
         mt_progress(c, "%s line: capacity at a %u B stride", mt_cache_name(id), s);
@@ -319,6 +323,12 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             continue;
         }
         resident[i] = r.most_resident;
+        /* Conflicts only lower what fits: a larger footprint that fitted
+         * above the first misses is the count (fit_above). */
+        if (r.fit_above > r.lo) {
+            r.lo = r.fit_above;
+            r.hi = r.miss_above > r.lo ? r.miss_above : r.lo;
+        }
         double e = (double)r.lo / s;
         any_odd |= !is_pow2(s);
         if (e > best_e) {

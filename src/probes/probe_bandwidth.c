@@ -680,9 +680,9 @@ static uint64_t l2_part_data(mt_probe_ctx *c, unsigned eighths, uint64_t *fp_sm)
     uint64_t S = (uint64_t)c->dev.sm_count;
     /* A doubted partition still sizes the data: the figure is then no
      * surer than it (doubt_by_partition). */
-    if (part->kind != MT_FIND_VALUE || S == 0)
+    if (!mt_partition_bytes(part) || S == 0)
         return 0;
-    uint64_t d = (uint64_t)(part->value * eighths / 8);
+    uint64_t d = mt_partition_bytes(part) * eighths / 8;
     uint64_t want = d * BW_L2_PART_READERS / S;
     uint64_t sm = pow2_floor(want);
     if (sm < want)
@@ -703,11 +703,14 @@ static uint64_t l2_whole_sm(mt_probe_ctx *c)
     const mt_finding *part = mt_get(c, "l2", "partition_size");
     const mt_finding *share = mt_get(c, "l2", "near_share");
     uint64_t S = (uint64_t)c->dev.sm_count;
-    if (part->kind != MT_FIND_VALUE || share->kind != MT_FIND_VALUE ||
+    if (!mt_partition_bytes(part) || share->kind != MT_FIND_VALUE ||
         share->confidence < MT_CONF_TRUSTED || !(share->value > 0) || S == 0)
         return 0;
-    double lo = part->value * (1 + BW_L2_WHOLE_MARGIN);
-    double hi = part->value / share->value * BW_L2_WHOLE_SHARE;
+    /* Beyond the top of a partition range (the largest chain that fitted),
+     * within the L2 its low end allows. */
+    double top = part->kind == MT_FIND_RANGE ? part->hi : part->value;
+    double lo = top * (1 + BW_L2_WHOLE_MARGIN);
+    double hi = (double)mt_partition_bytes(part) / share->value * BW_L2_WHOLE_SHARE;
     /* The multiple of the largest power of two that has one in range: a
      * round of accesses must tile the data (config_fits), so the data's
      * largest power-of-two factor caps the bytes in flight the search may
@@ -782,7 +785,7 @@ static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint6
 static void doubt_by_partition(mt_probe_ctx *c)
 {
     const mt_finding *part = mt_get(c, "l2", "partition_size");
-    if (part->kind != MT_FIND_VALUE || part->confidence >= MT_CONF_TRUSTED)
+    if (!mt_partition_bytes(part) || part->confidence >= MT_CONF_TRUSTED)
         return;
     static const char *const sized[] = {"bw_read_whole", "gbps_read_whole", "bw_read_partition",
                                         "gbps_read_partition"};
@@ -855,8 +858,8 @@ static mt_err bandwidth(mt_probe_ctx *c)
     /* The L2: half of the partition one SM uses. */
     const mt_finding *part = mt_get(c, "l2", "partition_size");
     uint64_t l2 = c->dev.l2_bytes;
-    uint64_t near = part->kind == MT_FIND_VALUE && part->confidence >= MT_CONF_TRUSTED
-                        ? (uint64_t)part->value / BW_L2_PART_DIV
+    uint64_t near = mt_partition_bytes(part) && part->confidence >= MT_CONF_TRUSTED
+                        ? mt_partition_bytes(part) / BW_L2_PART_DIV
                         : l2 / BW_L2_UNKNOWN_DIV;
     uint64_t l2_sm = pow2_floor(near / S);
     /* The MLP sweep reads without copying: twice the bandwidth's L2 data,

@@ -301,6 +301,12 @@ const mt_finding *mt_get(const mt_probe_ctx *c, const char *key, const char *nam
     return f ? f : &none;
 }
 
+uint64_t mt_partition_bytes(const mt_finding *ps)
+{
+    double b = ps->kind == MT_FIND_VALUE ? ps->value : ps->kind == MT_FIND_RANGE ? ps->lo : 0;
+    return b > 0 ? (uint64_t)b : 0;
+}
+
 void mt_mark_probed(mt_probe_ctx *c, const char *key)
 {
     mt_object *o = mt_topology_object(c->topo, key);

@@ -156,6 +156,11 @@ const char *mt_split_finding_id(const char *id, char *key, size_t n);
 /* 1 when a declared finding id is a family ("l1d.size_at_carveout_*", probe.h). */
 bool mt_finding_id_is_family(const char *id);
 const mt_finding *mt_get(const mt_probe_ctx *c, const char *key, const char *name);
+/* Bytes of the L2 one SM can use as l2.partition_size states them: its
+ * value, or the low end of a range (a hashed L2 evicts some placements of a
+ * chain from there on, probe_l2.c), so a chain sized from it fits wherever
+ * it lies; 0 when the finding states no size (absent, not measured). */
+uint64_t mt_partition_bytes(const mt_finding *ps);
 /* Marks an object as measured by this run. */
 void mt_mark_probed(mt_probe_ctx *c, const char *key);
 
@@ -205,6 +210,13 @@ typedef struct {
      * the oldest lines sees only the sets a hash maps them to (a hashed L2
      * overflowing 6% past its partition looked like a fit). */
     int window_at_growth;
+    /* 1: when a footprint above the first one with extra misses fitted (a
+     * miss profile that is not monotone: conflicts of where the chain lies
+     * in a hashed cache, or a policy that evicts early by chance), the
+     * search also refines the largest footprint that fits, up to
+     * max_rounds batches between it and the next one that missed
+     * (mt_cap_result.fit_above).  0: the first misses alone place the edge. */
+    int seek_fit_above;
     /* > 0: hit threshold of a cache in front of this one (the constant
      * L1's); only loads above it reach this cache.  A lower bound then also
      * needs those loads of every doubling footprint to be no slower than
@@ -254,6 +266,12 @@ typedef struct {
      * the one before it (or the reference: hidden_lo), and their medians. */
     uint64_t hidden_lo, hidden_hi;
     double hidden_median_ref, hidden_median, hidden_ks_p;
+    /* seek_fit_above: the largest footprint measured with no extra misses
+     * above hi (0: none, the miss profile rose once), and the smallest one
+     * with extra misses above it (0: none measured).  Such a profile puts
+     * the first eviction anywhere from lo to fit_above, depending on where
+     * the chain lies. */
+    uint64_t fit_above, miss_above;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

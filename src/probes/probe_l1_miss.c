@@ -29,8 +29,8 @@
 static uint64_t l2_usable(const mt_probe_ctx *c)
 {
     const mt_finding *p = mt_get(c, "l2", "partition_size");
-    if (p->kind == MT_FIND_VALUE && p->value > 0 && p->value < (double)c->dev.l2_bytes)
-        return (uint64_t)p->value;
+    if (mt_partition_bytes(p) && mt_partition_bytes(p) < c->dev.l2_bytes)
+        return mt_partition_bytes(p);
     return c->dev.l2_bytes;
 }
 

@@ -309,7 +309,7 @@ static void unconfirmed_one_class(mt_probe_ctx *c, double hidden)
 static void partition_needs_classes(const mt_probe_ctx *c, mt_finding *f)
 {
     const mt_finding *far = mt_get(c, "l2", "far_latency");
-    if (f->kind == MT_FIND_VALUE && far->kind != MT_FIND_VALUE)
+    if ((f->kind == MT_FIND_VALUE || f->kind == MT_FIND_RANGE) && far->kind != MT_FIND_VALUE)
         mt_finding_doubt(f, MT_CONF_INCONSISTENT,
                          "but no far latency class backs a partition: this may be the whole L2, "
                          "smaller than the driver's %llu B", (unsigned long long)c->dev.l2_bytes);
@@ -414,6 +414,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
         .limit = mt_round_down(lim && lim < 4 * l2 ? lim : 4 * l2, s->sector),
         .granule = mt_round_down(l2 / 256, s->sector), .ref_footprint = mt_round_down(l2 / 32, s->sector),
         .hit_threshold = s->hit_threshold, .max_rounds = 2, .quick = 1, .window_at_growth = 1,
+        .seek_fit_above = 1,
     };
     mt_cap_result small;
     mt_progress(c, "L2 capacity one SM can use, at a %u B stride", s->sector);
@@ -447,7 +448,32 @@ static mt_err probe_l2(mt_probe_ctx *c)
         return MT_OK;
     }
     c->cs[MT_CACHE_L2].sm_capacity = small.lo;
-    if ((double)small.lo <= PARTITION_MAX_SHARE * (double)l2)
+    /* A footprint above the first one that missed fitted: the first
+     * eviction depends on where the chain lies (a hashed L2: on an H100 a
+     * 21.3 MB chain missed in one run of three while 22.9-24.4 MB fitted,
+     * and the first misses read 21.1 MB there, 24.4 MB in the others, each
+     * at confidence 1).  What one run shows is then the span from the last
+     * fit below the first misses to the largest fit above them: a range. */
+    bool spans = small.fit_above > small.hi;
+    /* First misses that did not repeat (borderline) are explained by the
+     * fit above them: the range holds both, at the first misses' own
+     * significance. */
+    double span_conf = small.borderline ? 1 - small.p_detect : small.confidence;
+    /* The most one SM was seen to hold decides whether it is one
+     * partition: a chain that fitted above the first misses counts (were
+     * it over PARTITION_MAX_SHARE, a range "one partition" would claim a
+     * partitioning the fit refutes). */
+    uint64_t held = spans ? small.fit_above : small.lo;
+    bool one_partition = (double)held <= PARTITION_MAX_SHARE * (double)l2;
+    if (spans && one_partition)
+        f = mt_find_range(
+            (double)small.lo, (double)small.fit_above, "B", "pchase-fine capacity from one SM", span_conf,
+            "capacity one SM can use before its first L2 eviction: misses from %llu B, yet %llu B "
+            "fitted (%llu B missed): where the chain lies decides; %.0f-%.0f%% of the driver's L2, "
+            "one partition", (unsigned long long)small.hi, (unsigned long long)small.fit_above,
+            (unsigned long long)small.miss_above, 100.0 * (double)small.lo / (double)l2,
+            100.0 * (double)small.fit_above / (double)l2);
+    else if (one_partition)
         f = mt_find_value(
             (double)small.lo, "B", MT_SRC_MEASURED, "pchase-fine capacity from one SM",
             small.confidence,
@@ -458,11 +484,12 @@ static mt_err probe_l2(mt_probe_ctx *c)
         f = mt_find_absent(
             "pchase-fine capacity from one SM", small.confidence,
             "one SM can use %llu B, %.0f%% of the driver's L2: no partitioning visible",
-            (unsigned long long)small.lo, 100.0 * (double)small.lo / (double)l2);
+            (unsigned long long)held, 100.0 * (double)held / (double)l2);
     if (refuted)
         mt_finding_append_note(&f, "searched on past an edge at %llu B that twice the "
                                "footprint refuted", (unsigned long long)refuted);
-    if (f.kind == MT_FIND_VALUE && edge_refuted(&small)) {
+    bool sized = f.kind == MT_FIND_VALUE || f.kind == MT_FIND_RANGE;
+    if (sized && edge_refuted(&small)) {
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
                          "but only %.1f%% of the loads of a chain twice as large miss: no capacity "
                          "edge, the first misses were outliers",
@@ -475,7 +502,7 @@ static mt_err probe_l2(mt_probe_ctx *c)
      * the reference's count a draw too. */
     double p_two = mt_miss_excess_two_sample_p(small.edge_misses_ref, small.edge_n_ref,
                                                small.edge_misses, small.edge_n);
-    if (f.kind == MT_FIND_VALUE && p_two >= MT_KS_ALPHA)
+    if (sized && p_two >= MT_KS_ALPHA)
         mt_finding_doubt(&f, MT_CONF_INCONSISTENT,
                          "first misses %zu vs the reference's %zu: two-sample p %.2g >= %g, the "
                          "edge may lie further",
@@ -483,11 +510,13 @@ static mt_err probe_l2(mt_probe_ctx *c)
     partition_needs_classes(c, &f);
     mt_set(c, "l2", "partition_size", &f);
     contradict_far_class(c, f.kind == MT_FIND_ABSENT);
-    contradict_one_class(c, f.kind == MT_FIND_VALUE);
+    contradict_one_class(c, sized);
     /* The line is the ratio to this capacity: it is no surer than the
      * partition finding after the doubts above (an edge that timer outliers
-     * placed halves the line). */
-    if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, small.lo, f.confidence,
+     * placed halves the line).  Where the first misses were a conflict, the
+     * largest fit is the capacity compared, as at the wider strides
+     * (measure_line.c: conflicts only lower what fits). */
+    if ((err = mt_measure_line(c, MT_CACHE_L2, MT_PATH_GLOBAL_CG, held, f.confidence,
                                s->sector, 0, lim ? lim : UINT64_MAX, 1,
                                s->hit_threshold)) != MT_OK)
         return err;

@@ -19,6 +19,7 @@
  * it could not decide as a range (ways) and a bound (sets) with the
  * reason: never a guess. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "confidence.h"
@@ -122,34 +123,80 @@ static void note_beyond_hash_span(mt_probe_ctx *c, const mt_geometry_target *t)
     }
 }
 
-/* One SM's share of a partitioned L2: each finding says so, first (the
- * capacities that follow may fill the note; their tail is what is cut). */
-static void note_partition(mt_probe_ctx *c, double partition_bytes)
+/* Puts a note first on every geometry finding set (the capacities that
+ * follow may fill the note; their tail is what is cut): one SM's share of
+ * a partitioned L2, or a doubted partition that bounded nothing. */
+static void note_first_on_each(mt_probe_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note_first_on_each(mt_probe_ctx *c, const char *fmt, ...)
 {
+    char note[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note, sizeof note, fmt, ap);
+    va_end(ap);
     for (size_t i = 0; i < sizeof geometry_names / sizeof *geometry_names; i++) {
         const mt_finding *got = mt_get(c, "l2", geometry_names[i]);
         if (got->kind == MT_FIND_NONE)
             continue;
         mt_finding f = *got;
-        mt_finding_note_first(&f, "one partition's (an SM allocates only in its own: "
-                              "l2.partition_size %.0f B)", partition_bytes);
+        mt_finding_note_first(&f, "%s", note);
         mt_set(c, "l2", geometry_names[i], &f);
     }
+}
+
+/* No line to count strides in (the L2 line test left a range or a bound)
+ * or no hit threshold: nothing is measured, and the findings say so and
+ * why instead of staying silent.  The ways and the sets each lie between 1
+ * and the lines the L2 holds at most (its size in fill units, the
+ * smallest a line can be): true of any cache, so the confidence is the
+ * size's; the index is not measured at all. */
+static void unmeasured(mt_probe_ctx *c)
+{
+    const mt_finding *line = mt_get(c, "l2", "line");
+    const mt_cache_state *cs = &c->cs[MT_CACHE_L2];
+    char why[160];
+    if (line->kind == MT_FIND_RANGE)
+        snprintf(why, sizeof why, "not measured: the L2 line is not established (%.0f-%.0f B, "
+                 "confidence %.2f) and the search counts in lines", line->lo, line->hi,
+                 line->confidence);
+    else if (line->kind != MT_FIND_VALUE)
+        snprintf(why, sizeof why, "not measured: no L2 line was measured (l2.line %s)",
+                 mt_finding_kind_name(line->kind));
+    else
+        snprintf(why, sizeof why, "not measured: no L2 hit threshold (the L2 probe's hit "
+                 "chain did not run)");
+    const mt_finding *size = mt_get(c, "l2", "size");
+    uint32_t unit = cs->sector ? cs->sector : 32;
+    double lines = size->kind == MT_FIND_VALUE && size->value > 0 ? size->value / unit : 0;
+    static const char *const counted[] = {"ways", "sets"};
+    for (size_t i = 0; i < 2 && lines >= 1; i++) {
+        mt_finding f = mt_find_range(1, lines, "count", "not measured", size->confidence,
+                                     "%s; at most the L2's %.0f B in %u B fill units", why,
+                                     size->value, unit);
+        mt_set(c, "l2", counted[i], &f);
+    }
+    mt_finding f = mt_find_value(0, "", MT_SRC_MEASURED, "not measured", 0, "%s", why);
+    f.kind = MT_FIND_TEXT;
+    snprintf(f.text, sizeof f.text, "not measured");
+    mt_set(c, "l2", "index", &f);
 }
 
 static mt_err run_l2_geometry(mt_probe_ctx *c)
 {
     mt_mark_probed(c, "l2");
     mt_geometry_target t;
-    if (!mt_geometry_target_of(c, MT_CACHE_L2, &t))
-        return MT_OK; /* no line or hit threshold: no finding */
+    if (!mt_geometry_target_of(c, MT_CACHE_L2, &t)) {
+        unmeasured(c);
+        return MT_OK;
+    }
     /* The driver's size is the whole L2; one SM sees its partition. */
     /* A copy: setting findings may move the topology's storage. */
     const mt_finding partition = *mt_get(c, "l2", "partition_size");
-    bool partitioned = partition.kind == MT_FIND_VALUE &&
-                       partition.confidence >= MT_CONF_TRUSTED;
+    uint64_t partition_bytes = mt_partition_bytes(&partition);
+    bool partitioned = partition_bytes && partition.confidence >= MT_CONF_TRUSTED;
     if (partitioned) {
-        t.size_lo = partition.value;
+        t.size_lo = (double)partition_bytes;
         t.size_confidence = partition.confidence;
     }
     t.budget_loads = L2_GEOMETRY_BUDGET_LOADS;
@@ -170,13 +217,19 @@ static mt_err run_l2_geometry(mt_probe_ctx *c)
      * partition where the backend runs eviction tests (l2_evict.h), else
      * the note on why the ways and sets stay open. */
     if (err == MT_OK && mt_backend_supports(c->be, MT_KIND_EVICT))
-        err = mt_l2_evict_measure(c, &t, partitioned ? partition.value : 0);
+        err = mt_l2_evict_measure(c, &t, partitioned ? (double)partition_bytes : 0);
     else if (err == MT_OK)
         note_beyond_hash_span(c, &t);
     if (err == MT_OK && hidden > L2_GEOMETRY_MISS_HIDDEN_MAX)
         doubt_hidden_misses(c, hidden, t.hit_threshold);
     if (err == MT_OK && partitioned)
-        note_partition(c, partition.value);
+        note_first_on_each(c, "one partition's (an SM allocates only in its own: "
+                           "l2.partition_size %.0f B)", (double)partition_bytes);
+    else if (err == MT_OK && partition_bytes)
+        /* A doubted partition bounds nothing: the search ran against
+         * the driver's whole L2. */
+        note_first_on_each(c, "bounded by the driver's L2, not l2.partition_size (doubted: "
+                           "%.2f)", partition.confidence);
     return err;
 }
 

@@ -113,7 +113,7 @@ static uint32_t chain_lines(const mt_probe_ctx *c)
 {
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
     const mt_finding *ln = mt_get(c, "l2", "line");
-    double cap = ps->kind == MT_FIND_VALUE    ? ps->value
+    double cap = mt_partition_bytes(ps)       ? (double)mt_partition_bytes(ps)
                  : ps->kind == MT_FIND_ABSENT ? (double)c->dev.l2_bytes
                                               : (double)c->dev.l2_bytes / 64;
     double line = ln->kind == MT_FIND_VALUE && ln->value > 0 ? ln->value : 256;
@@ -312,7 +312,11 @@ static void check_map(const mt_probe_ctx *c, const mt_near_map *m, double share,
         WHY("%sone latency class, but its line latencies could hide a far class up to %.0f "
             "cycles away", len ? "; " : "", hidden);
     if (ps->confidence >= MT_CONF_TRUSTED && c->dev.l2_bytes) {
-        double want = ps->kind == MT_FIND_VALUE ? ps->value / (double)c->dev.l2_bytes
+        /* A range (where the chain lies decides the first eviction) is
+         * compared at its point nearest to the share. */
+        double l2 = (double)c->dev.l2_bytes;
+        double want = ps->kind == MT_FIND_VALUE   ? ps->value / l2
+                      : ps->kind == MT_FIND_RANGE ? fmin(fmax(share, ps->lo / l2), ps->hi / l2)
                       : ps->kind == MT_FIND_ABSENT ? 1.0
                                                    : NAN;
         double tol = MAP_SHARE_Z * sqrt(share * (1 - share) / (double)m->n_lines) +
@@ -489,7 +493,7 @@ static bool another_round(const mt_probe_ctx *c, const mt_near_map *m, const map
      * it saw no far class (probe_l2.c, partition_needs_classes), which is
      * the case these rounds are for. */
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
-    if (!m->two_classes && ps->kind == MT_FIND_VALUE)
+    if (!m->two_classes && mt_partition_bytes(ps))
         return true;
     if (m->two_classes && (m->misclass > MAP_MAX_MISCLASS || m->disagree > MAP_MAX_MISCLASS))
         return true;

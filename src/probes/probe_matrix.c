@@ -520,8 +520,8 @@ static void read_inputs(mt_probe_ctx *c, matrix_run *m)
     /* A partition size in doubt is not used: the chain would be sized by
      * a number that may be too large (the unknown case's share is small
      * enough for any partitioning the simulator allows). */
-    m->l2_usable = ps->kind == MT_FIND_VALUE && ps->value > 0 && ps->confidence >= MT_CONF_TRUSTED
-                       ? (uint64_t)ps->value
+    m->l2_usable = mt_partition_bytes(ps) && ps->confidence >= MT_CONF_TRUSTED
+                       ? mt_partition_bytes(ps)
                    : m->l2_unpartitioned ? c->dev.l2_bytes
                                          : c->dev.l2_bytes / MATRIX_UNKNOWN_PARTITIONS;
 }

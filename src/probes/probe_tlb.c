@@ -626,7 +626,7 @@ static mt_err tlb(mt_probe_ctx *c)
      * has none, else (not measured) as little as the most partitions a
      * GPU may have (as probe_l2_map.c assumes). */
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
-    uint64_t usable = ps->kind == MT_FIND_VALUE && ps->value > 0 ? (uint64_t)ps->value
+    uint64_t usable = mt_partition_bytes(ps) ? mt_partition_bytes(ps)
                       : ps->kind == MT_FIND_ABSENT ? c->dev.l2_bytes
                                                    : c->dev.l2_bytes / TLB_UNKNOWN_PARTITIONS;
     r.max_lines = usable / r.line / TLB_L2_SHARE;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real H100 stays under test without a GPU: replay the runs recorded in
-# tests/fixtures/h100-sxm5-2 (bench/device_check.sh, 2026-11-23 11:07 UTC)
+# tests/fixtures/h100-sxm5-2 (bench/device_check.sh, 2026-11-24 05:06 UTC)
 # and check (1) the idle run's table and findings are exactly the ones the
 # GPU run printed, (2) they are consistent with the documented H100, (3)
 # five consecutive GPU runs agree, (4) the carveout sweep and the issue-8
@@ -67,7 +67,9 @@ assert v(o["l1d"]["caches_global_loads"]) == 1
 assert abs(v(o["const_l1"]["size"]) - 2048) <= 256 and v(o["const_l1"]["line"]) == 64
 assert o["const_l15"]["size"]["kind"] in ("value", "lower_bound")
 assert o["l2"]["size"]["source"] == "driver" and v(o["l2"]["size"]) == 52428800
-assert o["l2"]["partition_size"]["source"] == "measured" and o["l2"]["partition_size"]["kind"] == "value"
+# A value, or (where a footprint above the first misses fitted: the first
+# eviction moves with where the chain lies, session 11) a range.
+assert o["l2"]["partition_size"]["source"] == "measured" and o["l2"]["partition_size"]["kind"] in ("value", "range")
 # The L2 line: 128 B, or (in about one run of three: a hashed L2 ends the
 # wide-stride chain early) a range that holds 128 B.
 assert v(o["l2"]["line"]) == 128 or (o["l2"]["line"]["kind"] == "range" and
@@ -104,8 +106,9 @@ for k, f in fs[0].items():
     if k == "l2.partition_size":   # searched in steps of 1/256 of the L2; 3.4% apart on 2026-11-23 08:45, 4.3% at 11:07 (112-117 steps)
         # 2026-11-24: 21.09 MB in 3 of 10 runs, 23.35-24.37 MB in the other
         # 7 (13.5% apart), each at confidence 1 from its own first
-        # evictions: the spread is the H100's, left open in the closing
-        # note of session 10 (the finding should become a range).
+        # evictions.  Since session 11 a run whose chain conflicts early
+        # sees a larger footprint fit and says 21.09-24.37 MB (a range,
+        # its ends counted above); the spread is the H100's.
         tol = 0.15 * max(vals)
     elif f["unit"] == "B":
         tol = 0.005 * max(vals)
@@ -170,7 +173,12 @@ for l1 in l1s:
     assert l1["index_masks"]["text"] == l1s[0]["index_masks"]["text"], l1["index_masks"]
     # the tag array is the whole 256 KiB unified array: sets x ways x line
     assert l1["sets"]["value"] * l1["ways"]["value"] * l1["line"]["value"] == 256 * 1024
-    assert "plateau" in l1["miss_profile"]["text"], l1["miss_profile"]
+    # The quarter plateau spans 3-4 of the profile's footprints (1.875 KiB
+    # apart) against the 4 it needs: in 1 of 5 runs on 2026-11-24 05:08 it
+    # was not seen ("rising to 90% over 232.75-290.875 KiB").  Such a run
+    # still describes the rise; the plateau must show in most runs.
+    assert "plateau" in l1["miss_profile"]["text"] or "rising to" in l1["miss_profile"]["text"], l1["miss_profile"]
+assert sum("plateau" in l1["miss_profile"]["text"] for l1 in l1s) > len(l1s) / 2, [l1["miss_profile"] for l1 in l1s]
 # The first run of 08:45 capped the line (and the geometry measured in it)
 # at 0.4 without a reason: the capacity at the line test's 256 B stride was
 # a range, 1862-1864 elements (its edge did not repeat), both of whose ends
@@ -226,7 +234,7 @@ assert 265 <= rep["latency"]["value"] <= 275 and 295 <= rep["far_latency"]["valu
 pen = rep["miss_penalty"]
 assert abs(pen["value"] - (dram["latency"]["value"] - rep["latency"]["value"])) < 1e-6, pen
 ps = rep["partition_size"]
-assert ps["value"] <= 1.03 * rep["size"]["value"] / 2, ps
+assert (ps["value"] if ps["kind"] == "value" else ps["lo"]) <= 1.03 * rep["size"]["value"] / 2, ps
 # Trusted, or doubted by the L2 line test (about one run in three on the
 # H100: the first evictions of one SM may come early, so a line ratio off a
 # power of two doubts the capacity it compared; session 10).
@@ -336,8 +344,10 @@ else
   # should say why); with a trusted partition they say why they stay open.
   part_doubted=$($PY -c 'import json,sys; o=next(x for x in json.load(open(sys.argv[1]))["objects"] if x["key"]=="l2")["findings"]; print(int(o["partition_size"]["confidence"] < 0.5))' "$tmp/l2geom.json")
   if [ "$part_doubted" = 1 ]; then
-  check "H100 L2 geometry with a doubted partition: no ways or sets claimed" \
-    test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|\(value\|range\|lower_bound\)|')" = 0
+  # Since session 11 they say why: the line a range leaves them "not
+  # measured", a doubted partition "bounded by the driver's L2".
+  check "H100 L2 geometry with a doubted partition: no value claimed, and why" \
+    test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|value|')" = 0
   else
   check "H100 L2 ways and sets say why they stay open (187200 lines, sequences of 3456)" \
     test "$(digest "$tmp/l2geom.json" | grep -c '^l2\.\(ways\|sets\)|.*eviction sets need tests of its 187200 lines; sequences hold 3456 (docs/method.md)')" = 2
@@ -426,6 +436,14 @@ check "H100 L1 per-set map: every set mapped, the map's capacity at least the si
 import json, sys
 o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
 l1 = o["l1d"]
+# Not mapped, with the reason, where the run's L1 index stayed below the
+# trusted confidence (2026-11-24 05:08: its size was a range at 0.4, the
+# misses came from where the chain lay, and the index was capped with it).
+if l1["set_ways"]["kind"] == "none":
+    assert l1["index"]["confidence"] < 0.5, (l1["index"], l1["set_ways"])
+    assert l1["set_ways"]["note"].startswith("not mapped: the l1d index"), l1["set_ways"]
+    assert l1["set_capacity"]["kind"] == "none", l1["set_capacity"]
+    sys.exit(0)
 sets, ways = l1["sets"]["value"], l1["ways"]["value"]
 hist = l1["set_ways"]["text"]          # e.g. "512 sets x 4 ways"
 counted = sum(int(part.split(" sets x ")[0]) for part in hist.split(", "))
