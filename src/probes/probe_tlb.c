@@ -107,6 +107,16 @@
  * stride is an odd number of such pages whenever the level's stride is at
  * least 256 KiB (every stride the probe finds levels at). */
 #define TLB_ODD_STRIDE_EXTRA (64u << 10)
+/* A share of the pairs this much larger above +MT_PAIRED_SHIFT_TAIL_CYCLES
+ * than below its negative (and TLB_STEP_Z binomial standard errors) is a
+ * level past the first overflowing in part, though the median stays: a
+ * set-associative level overflows set by set, so a chain a little longer
+ * than its entries makes only the pages of its fullest sets miss.  A tenth:
+ * on the H100 the tails balance within 0.06 over every comparison of a
+ * stride that found the first level, while a direct-mapped level of 256
+ * entries overflowed by 43 pages (random spec w1392) steps 17% of them,
+ * and the H100's own chains of 4718 pages of 16 MiB 28%. */
+#define TLB_PARTIAL_MIN_SHARE 0.1
 /* Levels reported (objects tlb1..tlb3). */
 #define TLB_LEVELS 3
 
@@ -325,6 +335,13 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
 {
     const char *key = level_key[d];
     double conf = level_conf(lv);
+    /* A soft level met at one page per element: its range rests on that
+     * stride alone, and a set-associative level's edge moves at twice or
+     * 1.5x it by its nature (fewer or other sets in play), so the checks
+     * there neither confirm nor doubt it. */
+    bool own_page = lv->soft && pk == PAGE_VALUE && lv->base == page;
+    if (own_page)
+        conf = lv->checked ? MT_CONF_AGG_MIXED : TLB_CONF_UNCHECKED;
     /* A level beyond an untrusted first one is no surer than it: a
      * set-associative first level overflowing set by set shows further
      * small steps past its median edge, which the doubling takes for
@@ -348,6 +365,14 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                           "them, tlb_sets.c); one more page added %.1f cycles to them",
                           (unsigned long long)lv->sets, (unsigned long long)lv->ways,
                           (unsigned long long)lv->ways, lv->base, lv->step);
+    else if (lv->soft)
+        /* Not sharp, or stepped in part: between the longest chain that
+         * kept its latency whole and the edge. */
+        f = mt_find_range((double)lv->fit, (double)lv->lo, "count", "pchase-fine paired", conf,
+                          "%llu pages fitted whole; past them a share of the elements stepped "
+                          "by %.1f cycles (set by set: a set-associative level, its entries "
+                          "in this range)",
+                          (unsigned long long)lv->fit, lv->step);
     else
         f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
                           "longest chain of one element per page whose elements kept their "
@@ -362,7 +387,7 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                                "one-set pattern: a set-associative level whose sets span more "
                                "than a chain's 32-bit stride, or not set-associative",
                                lv->sets_top);
-    if (lv->checked && !lv->confirmed)
+    if (lv->checked && !lv->confirmed && !own_page)
         mt_finding_append_note(&f, "the edge moved at twice or 1.5x the %u B stride, or at 1.5 "
                                "pages: elements share pages, a set-associative level, or not "
                                "a TLB edge alone",
@@ -387,7 +412,12 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                           "(+- %.0f standard errors)",
                           TLB_STEP_Z);
     mt_set(c, key, "miss_penalty", &f);
-    if (pk == PAGE_VALUE) {
+    if (pk == PAGE_VALUE && lv->soft) {
+        f = mt_find_range((double)lv->fit * (double)page, (double)lv->lo * (double)page, "B",
+                          "derived", conf, "entries x page (%llu B%s)", (unsigned long long)page,
+                          d ? ", the first level's page" : "");
+        mt_set(c, key, "reach", &f);
+    } else if (pk == PAGE_VALUE) {
         f = mt_find_value((double)lv->lo * (double)page, "B", MT_SRC_MEASURED, "derived", conf,
                           "entries x page (%llu B%s)", (unsigned long long)page,
                           d ? ", the first level's page" : "");
@@ -418,6 +448,47 @@ static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf, 
     mt_set(c, "tlb1", "page", &f);
 }
 
+/* An edge that moved at twice its stride: elements shared pages (or an L2
+ * artefact), not a level counting pages. */
+static bool moved(const tlb_level *l)
+{
+    return l->checked && !l->confirmed;
+}
+
+/* Whether the pairs of s hold a share of elements that stepped while the
+ * median did not (TLB_PARTIAL_MIN_SHARE). */
+static bool partial_step(const mt_paired_shift *s)
+{
+    double excess = s->tail_up - s->tail_down;
+    double se = sqrt((s->tail_up + s->tail_down) / (double)(s->pairs ? s->pairs : 1));
+    return excess >= TLB_PARTIAL_MIN_SHARE && excess >= TLB_STEP_Z * se;
+}
+
+/* A level past the first, its edge bisected by the median: under LRU one
+ * page more than a fully associative level holds thrashes every element
+ * (the chain of lo + 1 steps against lo's), while a set-associative one
+ * overflows set by set and its median edge lies up to half its sets past
+ * its entries (a direct-mapped level of 4096 read as 5733: random spec
+ * w1154).  Not sharp: the entries lie between the longest chain the
+ * doubling saw fit (`fit`) and lo.  Skipped when the chain does not fit,
+ * or in a recording made before the check (MT_ERR_REPLAY). */
+static mt_err sharpen(tlb_run *r, tlb_level *l, uint32_t stride, uint64_t fit)
+{
+    if (l->lo + 1 > mt_tlb_max_elements(r, stride))
+        return MT_OK;
+    mt_paired_shift s;
+    mt_err err = mt_tlb_shift_of(r, l->lo, l->lo + 1, stride, &s);
+    if (err == MT_ERR_REPLAY) {
+        r->c->ei->msg[0] = '\0';
+        return MT_OK;
+    }
+    if (err == MT_OK && !(mt_tlb_is_step(&s) && s.shift > l->step / 2)) {
+        l->soft = true;
+        l->fit = fit;
+    }
+    return err;
+}
+
 /* Step 1 at one stride: chains of n, 2n, 4n ... elements (from *n, each
  * against the one of half as many) while they fit nmax, then the longest
  * chain that fits (nmax, less than twice the last) against the last, so
@@ -443,17 +514,23 @@ static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, in
                         (unsigned long long)l->lo, (unsigned long long)l->hi);
             if ((err = mt_tlb_bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
                 return err;
+            if (*nlev > 1 && !moved(&lv[0]) && (err = sharpen(r, l, stride, *n)) != MT_OK)
+                return err;
+        } else if (*nlev >= 1 && *nlev < TLB_LEVELS && !moved(&lv[0]) && partial_step(&s)) {
+            /* Past a first level that held its checks: a share of the
+             * elements stepped, the median not (a set-associative level
+             * overflowing in part).  Its entries lie in [*n, next - 1]; its
+             * penalty is the stepped pairs' median. */
+            tlb_level *l = &lv[(*nlev)++];
+            *l = (tlb_level){.lo = next - 1, .hi = next, .step = s.tail_shift, .base = base,
+                             .soft = true, .fit = *n};
+            mt_progress(r->c, "TLB level %d: %.0f%% of the elements stepped between %llu and "
+                        "%llu pages", *nlev, 100 * (s.tail_up - s.tail_down),
+                        (unsigned long long)*n, (unsigned long long)next);
         }
         *n = next;
     }
     return MT_OK;
-}
-
-/* An edge that moved at twice its stride: elements shared pages (or an L2
- * artefact), not a level counting pages. */
-static bool moved(const tlb_level *l)
-{
-    return l->checked && !l->confirmed;
 }
 
 /* Stride `base` gave every element a page of its own for any page in
@@ -756,7 +833,7 @@ static mt_err tlb(mt_probe_ctx *c)
     /* 5. Which SMs share each trusted level (tlb_share.c), at the stride it
      * was found at: a page of its own per element (the page at most it). */
     for (int d = 0; d < nlev && pk == PAGE_VALUE; d++)
-        if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base) {
+        if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base && !lv[d].soft) {
             mt_progress(c, "TLB: which SMs share level %d", d + 1);
             /* A set-associative level at one page per element: its sets'
              * span would put every element into one set. */
@@ -766,6 +843,10 @@ static mt_err tlb(mt_probe_ctx *c)
         }
     /* The first level not found holds every chain tried. */
     n = bound_n;
+    /* A level that stepped in part at the longest chain leaves nothing
+     * longer to have fitted the next one: no bound on it. */
+    if (nlev > 0 && lv[nlev - 1].soft && lv[nlev - 1].hi >= n)
+        n = 0;
     if (nlev < TLB_LEVELS && n > 1) {
         uint64_t stride = pk == PAGE_VALUE ? page : big;
         const char *limit = n >= r.max_lines ? "the L2's capacity"
