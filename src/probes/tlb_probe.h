@@ -20,6 +20,8 @@ typedef struct {
     uint64_t sets, ways; /* a set-associative level resolved by tlb_sets.c (sets 0: not) */
     uint64_t ways_lo;   /* tlb_sets.c: ways may be as few as this (twice the sets), 0: exact */
     uint32_t sets_top;  /* the set climb's last stride when its pattern made no geometry */
+    uint32_t split;     /* tlb_sets.c, at the top stride: the sets its elements fall into
+                         * (their edge is split x the ways); 0 or 1: one */
     bool soft;          /* a level past the first whose edge is not sharp (probe_tlb.c):
                          * its entries lie in [fit, lo], not at lo */
     uint64_t fit;       /* soft: the longest chain no share of whose elements stepped */
