@@ -838,7 +838,24 @@ static mt_err tlb(mt_probe_ctx *c)
             /* A set-associative level at one page per element: its sets'
              * span would put every element into one set. */
             uint32_t base = lv[d].sets ? (uint32_t)page : lv[d].base;
-            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, base))))
+            uint32_t stride = spread_stride(&r, base);
+            tlb_level probe = lv[d];
+            /* Its pages fill every set alike, 3/4 of the entries per SM;
+             * where two such chains exceed the L2's share or the memory
+             * (tlb-8way-256k: 2 x 12288 pages), one set alone: 3/4 of its
+             * ways per SM at a stride of the sets' span, which two SMs
+             * sharing an instance overflow just the same.  One L2 line
+             * added per element (as the set climb's): the two chains'
+             * 2n + 1 lines must stay within a page, every element on its
+             * place's page (a prime count of lines would carry 97 elements
+             * of tlb-64way-64k over four 64 KiB pages). */
+            uint64_t span = lv[d].sets * page, one_set = (3 * lv[d].ways + 3) / 4;
+            if (lv[d].sets && 2 * ((3 * lv[d].lo + 3) / 4) + 1 > mt_tlb_max_elements(&r, stride) &&
+                span + r.line <= UINT32_MAX && (2 * one_set + 1) * r.line < page) {
+                probe.lo = lv[d].ways;
+                stride = (uint32_t)(span + r.line);
+            }
+            if ((err = mt_tlb_sharing(&r, level_key[d], &probe, stride)))
                 return err;
         }
     /* The first level not found holds every chain tried. */
