@@ -695,6 +695,10 @@ static mt_err tlb(mt_probe_ctx *c)
                       "TLB: partitions assumed of an L2 whose partitioning was not measured");
     mt_note_threshold(c, "TLB_ODD_STRIDE_EXTRA", TLB_ODD_STRIDE_EXTRA,
                       "TLB: an edge is checked at 1.5x its stride plus this (B) too");
+    mt_note_threshold(c, "TLB_PARTIAL_MIN_SHARE", TLB_PARTIAL_MIN_SHARE,
+                      "TLB: excess share of pairs stepping that makes a level stepping in part");
+    mt_note_threshold(c, "MT_PAIRED_SHIFT_TAIL_CYCLES", MT_PAIRED_SHIFT_TAIL_CYCLES,
+                      "TLB: a pair this many cycles above (below) its reference is in a tail");
     mt_note_threshold(c, "TLB_SHARE_NONE_SHARE", TLB_SHARE_NONE_SHARE,
                       "TLB sharing: a shift of at most this share of the penalty is none");
     tlb_run r = {.c = c};
