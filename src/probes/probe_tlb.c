@@ -673,6 +673,55 @@ static mt_err next_within_overflow(tlb_run *r, const tlb_level *lv, uint64_t pag
     return MT_OK;
 }
 
+/* A soft second level (entries a range, met at one page per element)
+ * behind a trusted, fully associative first level: its entries and ways
+ * from element 0's edges at strides of whole pages (tlb_next.c).  The
+ * count replaces the range when it lies within it; lv[1] then holds it. */
+static mt_err next_sets(tlb_run *r, tlb_level *lv, int nlev, page_kind pk, uint64_t page,
+                        mt_tlb_next *out)
+{
+    const mt_finding *w1 = mt_get(r->c, level_key[0], "ways");
+    if (nlev < 2 || !lv[1].soft || pk != PAGE_VALUE || lv[1].base != page || lv[0].sets ||
+        level_conf(&lv[0]) < MT_CONF_TRUSTED || w1->kind != MT_FIND_VALUE ||
+        w1->value != (double)lv[0].lo)
+        return MT_OK;
+    mt_progress(r->c, "TLB: sets and ways of level 2");
+    mt_err err = mt_tlb_next_sets(r, &lv[0], &lv[1], page, out);
+    if (err != MT_OK || out->status != MT_TLB_SETS_OK)
+        return err;
+    if (out->entries < lv[1].fit || out->entries > lv[1].lo) {
+        out->status = MT_TLB_SETS_INCONSISTENT; /* not the level the doubling met */
+        return MT_OK;
+    }
+    /* The geometry explains the soft edge and its moves at twice and 1.5x
+     * the stride (fewer or other sets in play there). */
+    lv[1].lo = out->entries;
+    lv[1].soft = false;
+    lv[1].checked = lv[1].confirmed = true;
+    lv[1].sets = out->sets;
+    lv[1].ways = out->sets ? out->ways_hi : 0;
+    return MT_OK;
+}
+
+/* tlb2.ways from next_sets: exact where the edges stopped halving, else
+ * at most the last edge (its sets at least that stride in pages). */
+static void set_next_ways(mt_probe_ctx *c, const tlb_level *l2, const mt_tlb_next *g)
+{
+    mt_finding f;
+    if (g->ways_lo == g->ways_hi)
+        f = mt_find_value((double)g->ways_hi, "count", MT_SRC_MEASURED, "pchase-fine paired",
+                          MT_CONF_AGG_MIXED, "%llu sets: element 0's edge halved with the stride "
+                          "up to %llu pages apart and held there (tlb_next.c)",
+                          (unsigned long long)g->sets, (unsigned long long)g->sets);
+    else
+        f = mt_find_range((double)g->ways_lo, (double)g->ways_hi, "count", "pchase-fine paired",
+                          MT_CONF_AGG_MIXED, "element 0's edge halved with the stride at every "
+                          "stride tried (%llu entries): the sets at least the last stride in "
+                          "pages, the ways at most its edge (tlb_next.c)",
+                          (unsigned long long)l2->lo);
+    mt_set(c, level_key[1], "ways", &f);
+}
+
 static mt_err tlb(mt_probe_ctx *c)
 {
     for (int d = 0; d < TLB_LEVELS; d++)
@@ -832,8 +881,13 @@ static mt_err tlb(mt_probe_ctx *c)
         else if (dropped)
             bound_n = 0;
     }
+    mt_tlb_next next = {.status = MT_TLB_SETS_INCONSISTENT};
+    if ((err = next_sets(&r, lv, nlev, pk, page, &next)) != MT_OK)
+        return err;
     for (int d = 0; d < nlev; d++)
         set_level(c, d, &lv[d], pk, page, level_conf(&lv[0]));
+    if (next.status == MT_TLB_SETS_OK)
+        set_next_ways(c, &lv[1], &next);
     /* 5. Which SMs share each trusted level (tlb_share.c), at the stride it
      * was found at: a page of its own per element (the page at most it). */
     for (int d = 0; d < nlev && pk == PAGE_VALUE; d++)
@@ -934,6 +988,7 @@ static const mt_finding_decl provides[] = {
     {"tlb1.miss_penalty", "miss penalty"}, {"tlb1.ways", "ways"},
     {"tlb1.sms_per_group", "SMs sharing one"},
     {"tlb2.entries", "entries"}, {"tlb2.reach", "reach"}, {"tlb2.miss_penalty", "miss penalty"},
+    {"tlb2.ways", "ways"},
     {"tlb2.sms_per_group", "SMs sharing one"},
     {"tlb3.entries", "entries"}, {"tlb3.reach", "reach"}, {"tlb3.miss_penalty", "miss penalty"},
     {"tlb3.sms_per_group", "SMs sharing one"},

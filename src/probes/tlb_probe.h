@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../analysis/paired_shift.h"
+#include "../analysis/tlb_sets.h"
 #include "probe_internal.h"
 
 typedef struct {
@@ -82,5 +83,12 @@ mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page);
  * top 32-bit stride.  *found: lv replaced by that edge (base t,
  * twice_held when one set is shown), for mt_tlb_sets_probe. */
 mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found);
+
+/* The entries and ways of a level past the first whose edge at one page
+ * per element is soft (lv->soft), behind a fully associative first level
+ * l1, from element 0's edges at strides of 2, 4, 8 ... pages: tlb_next.c.
+ * out->status MT_TLB_SETS_OK when two edges in a row halved. */
+mt_err mt_tlb_next_sets(tlb_run *r, const tlb_level *l1, const tlb_level *lv, uint64_t page,
+                        mt_tlb_next *out);
 
 #endif
