@@ -58,6 +58,8 @@ mt_tlb_sets mt_tlb_sets_fit(uint64_t t, uint64_t ways, const uint64_t *h, const 
 mt_tlb_next mt_tlb_next_fit(const uint64_t *m, const uint64_t *e, size_t n)
 {
     mt_tlb_next out = {.status = MT_TLB_SETS_INCONSISTENT};
+    for (size_t i = 0; i < n; i++)
+        out.edges += e[i] != 0;
     size_t k = 0;
     while (k < n && !e[k])
         k++; /* strides whose edge lay beyond the chains (m too small) */

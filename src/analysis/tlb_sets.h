@@ -58,6 +58,7 @@ typedef struct {
     uint64_t entries;
     uint64_t ways_lo, ways_hi;
     uint64_t sets;             /* exact ways: entries / ways; else 0 */
+    size_t edges;              /* strides whose edge was seen (the caller's note) */
 } mt_tlb_next;
 
 mt_tlb_next mt_tlb_next_fit(const uint64_t *m, const uint64_t *e, size_t n);

@@ -369,15 +369,18 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
         /* Not sharp, or stepped in part: between the longest chain that
          * kept its latency whole and the edge. */
         f = mt_find_range((double)lv->fit, (double)lv->lo, "count", "pchase-fine paired", conf,
-                          "%llu pages fitted whole; past them a share of the elements stepped "
-                          "by %.1f cycles (set by set: a set-associative level, its entries "
-                          "in this range)",
+                          "%llu pages fitted whole; past them some elements stepped by %.1f "
+                          "cycles, not all (set by set, or not LRU): the entries in this range",
                           (unsigned long long)lv->fit, lv->step);
     else
         f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
                           "longest chain of one element per page whose elements kept their "
                           "latency; one more element added %.1f cycles to them",
                           lv->step);
+    if (lv->next_top)
+        mt_finding_append_note(&f, "element 0 kept it at 2 to %llu pages apart: no sets of "
+                               "the page number mod 2^k there",
+                               (unsigned long long)lv->next_top);
     if (lv->ways_lo)
         mt_finding_append_note(&f, "or %llu sets of %llu ways: the same entries",
                                (unsigned long long)(2 * lv->sets),
@@ -686,7 +689,10 @@ static mt_err next_sets(tlb_run *r, tlb_level *lv, int nlev, page_kind pk, uint6
         w1->value != (double)lv[0].lo)
         return MT_OK;
     mt_progress(r->c, "TLB: sets and ways of level 2");
-    mt_err err = mt_tlb_next_sets(r, &lv[0], &lv[1], page, out);
+    uint64_t top = 0;
+    mt_err err = mt_tlb_next_sets(r, &lv[0], &lv[1], page, out, &top);
+    if (err == MT_OK && out->status != MT_TLB_SETS_OK && top && !out->edges)
+        lv[1].next_top = top;
     if (err != MT_OK || out->status != MT_TLB_SETS_OK)
         return err;
     if (out->entries < lv[1].fit || out->entries > lv[1].lo) {

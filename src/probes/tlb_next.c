@@ -66,9 +66,10 @@ static mt_err edge(tlb_run *r, uint64_t lo, uint64_t hi, uint32_t stride, double
 }
 
 mt_err mt_tlb_next_sets(tlb_run *r, const tlb_level *l1, const tlb_level *lv, uint64_t page,
-                        mt_tlb_next *out)
+                        mt_tlb_next *out, uint64_t *top)
 {
     *out = (mt_tlb_next){.status = MT_TLB_SETS_INCONSISTENT};
+    *top = 0;
     uint64_t most = r->c->dev.max_fine_loads / MT_PAIRED_SHIFT_MIN_PAIRS;
     uint64_t m[TLB_NEXT_MAX_STRIDES], e[TLB_NEXT_MAX_STRIDES];
     size_t n = 0;
@@ -95,6 +96,7 @@ mt_err mt_tlb_next_sets(tlb_run *r, const tlb_level *l1, const tlb_level *lv, ui
         if (hidden)
             break;
         m[n++] = pages;
+        *top = pages;
     }
     if (n)
         *out = mt_tlb_next_fit(m, e, n);

@@ -26,6 +26,7 @@ typedef struct {
     bool soft;          /* a level past the first whose edge is not sharp (probe_tlb.c):
                          * its entries lie in [fit, lo], not at lo */
     uint64_t fit;       /* soft: the longest chain no share of whose elements stepped */
+    uint64_t next_top;  /* tlb_next.c found no edge of element 0 up to this many pages apart */
 } tlb_level;
 
 typedef struct {
@@ -87,8 +88,9 @@ mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found);
 /* The entries and ways of a level past the first whose edge at one page
  * per element is soft (lv->soft), behind a fully associative first level
  * l1, from element 0's edges at strides of 2, 4, 8 ... pages: tlb_next.c.
- * out->status MT_TLB_SETS_OK when two edges in a row halved. */
+ * out->status MT_TLB_SETS_OK when two edges in a row halved; *top: the
+ * widest stride tried, in pages (0: none). */
 mt_err mt_tlb_next_sets(tlb_run *r, const tlb_level *l1, const tlb_level *lv, uint64_t page,
-                        mt_tlb_next *out);
+                        mt_tlb_next *out, uint64_t *top);
 
 #endif

@@ -319,6 +319,22 @@ for p in sys.argv[1:]:
     g = t1.get("sms_per_group", {"kind": "none"})
     assert g["kind"] == "none" or (g["kind"] == "value" and g["value"] == 1), (p, g)
 PY
+# Session 11's TLB runs (2026-11-24 05:24 UTC, recorded with the code that
+# reads the second level: tlb_next.c's chases are in it).
+check "TLB fixture of session 11 unpacks" tar -C "$tmp" -xJf "$fx/recording-tlb-s11.tar.xz"
+run_mt --replay "$tmp/rec1" --only l2 --tlb --quiet --json "$tmp/tlb-s11.json"
+check "TLB replay of session 11 exits 0" rc_is 0
+check "TLB replay's findings equal the GPU run's (session 11)" diff <(digest "$fx/report-tlb-s11.json") <(digest "$tmp/tlb-s11.json")
+check "H100 TLB (session 11, two reports): a second level of 4096-4717 pages of 16 MiB, a 85-110 cycle miss, its ways not read (element 0 never missed it at 2-128 pages apart)" $PY - "$tmp/tlb-s11.json" "$fx/report-tlb-s11-2.json" <<'PY'
+import json, sys
+for p in sys.argv[1:]:
+    o = {x["key"]: x["findings"] for x in json.load(open(p))["objects"]}
+    t1, t2 = o["tlb1"], o["tlb2"]
+    assert (t1["entries"]["value"], t1["page"]["value"], t1["ways"]["value"]) == (16, 16 << 20, 16), (p, t1)
+    assert t2["entries"]["kind"] == "range" and (t2["entries"]["lo"], t2["entries"]["hi"]) == (4096, 4717), (p, t2["entries"])
+    assert 85 <= t2["miss_penalty"]["value"] <= 110, (p, t2["miss_penalty"])
+    assert t2.get("ways", {"kind": "none"})["kind"] == "none", (p, t2.get("ways"))
+PY
 check "L2 geometry fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-l2geom.tar.xz"
 run_mt --replay "$tmp/rec-l2geom" --only l2 --geometry --quiet --json "$tmp/l2geom.json"
 check "L2 geometry replay exits 0" rc_is 0
