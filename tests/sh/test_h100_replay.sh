@@ -319,13 +319,13 @@ for p in sys.argv[1:]:
     g = t1.get("sms_per_group", {"kind": "none"})
     assert g["kind"] == "none" or (g["kind"] == "value" and g["value"] == 1), (p, g)
 PY
-# Session 11's TLB runs (2026-11-24 05:24 UTC, recorded with the code that
+# Session 11's TLB runs (2026-11-24 05:28 UTC, recorded with the code that
 # reads the second level: tlb_next.c's chases are in it).
 check "TLB fixture of session 11 unpacks" tar -C "$tmp" -xJf "$fx/recording-tlb-s11.tar.xz"
 run_mt --replay "$tmp/rec1" --only l2 --tlb --quiet --json "$tmp/tlb-s11.json"
 check "TLB replay of session 11 exits 0" rc_is 0
 check "TLB replay's findings equal the GPU run's (session 11)" diff <(digest "$fx/report-tlb-s11.json") <(digest "$tmp/tlb-s11.json")
-check "H100 TLB (session 11, two reports): a second level of 4096-4717 pages of 16 MiB, a 85-110 cycle miss, its ways not read (element 0 never missed it at 2-128 pages apart)" $PY - "$tmp/tlb-s11.json" "$fx/report-tlb-s11-2.json" <<'PY'
+check "H100 TLB (session 11, three runs): a second level of 4096-4717 pages of 16 MiB, a 85-110 cycle miss, its ways not read (element 0 never missed it at 2-128 pages apart)" $PY - "$tmp/tlb-s11.json" "$fx/report-tlb-s11-2.json" "$fx/report-tlb-s11-3.json" <<'PY'
 import json, sys
 for p in sys.argv[1:]:
     o = {x["key"]: x["findings"] for x in json.load(open(p))["objects"]}
