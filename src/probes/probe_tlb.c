@@ -44,6 +44,11 @@
  *     the doubling goes on at one page per element, which fits more
  *     elements into the memory a chain may span.
  *  4. The first level's ways (tlb_ways.c), with its entries and page.
+ *     A level past the first whose edge is soft (one page more does not
+ *     thrash every element) or that steps in part (the pairs' upper tail,
+ *     the median not) overflows set by set: its entries are a range
+ *     (sharpen, partial_step), read exactly behind a small fully
+ *     associative first level by element 0's edges (tlb_next.c).
  *  5. Which SMs share each trusted level (tlb_share.c). */
 #include <math.h>
 #include <stdio.h>
