@@ -70,6 +70,42 @@ static void test_noise_and_spikes(void **state)
     free(flat);
 }
 
+/* A share of the elements stepped (a set-associative TLB level
+ * overflowing set by set): the median stays, the tails tell it. */
+static double *chain_part(size_t n, uint64_t elems, uint64_t stepped, double add, double sd,
+                          uint64_t seed)
+{
+    double *x = chain(n, elems, near_far, 7, 0, sd, 0, seed);
+    for (size_t j = 0; j < n; j++)
+        if (j % elems < stepped)
+            x[j] += add;
+    return x;
+}
+
+static void test_tails(void **state)
+{
+    (void)state;
+    /* 20% of 1000 elements step by 90 under sd 2: the median does not
+     * move, the upper tail holds them and their median is the step. */
+    double *ref = chain(4000, 1000, near_far, 7, 0, 2, 0, 8);
+    double *part = chain_part(3600, 1200, 200, 90, 2, 9); /* three laps */
+    double *flat = chain_part(3600, 1200, 0, 90, 2, 10);
+    mt_paired_shift s, f;
+    assert_int_equal(mt_paired_shift_cyclic(ref, 4000, 1000, part, 3600, 1200, &s), MT_OK);
+    assert_int_equal(mt_paired_shift_cyclic(ref, 4000, 1000, flat, 3600, 1200, &f), MT_OK);
+    assert_true(fabs(s.shift) < 1);
+    assert_true(fabs(s.tail_up - 0.2) < 0.01);
+    assert_true(s.tail_down < 0.01);
+    assert_true(fabs(s.tail_shift - 90) < 2);
+    /* Noise alone: both tails about empty (8 cycles are 2.8 sd of a
+     * pair's difference), and no tail median. */
+    assert_true(f.tail_up < 0.02 && f.tail_down < 0.02);
+    assert_true(f.tail_up > 0 || f.tail_shift == 0);
+    free(ref);
+    free(part);
+    free(flat);
+}
+
 static void test_reference_shorter_than_its_chain(void **state)
 {
     (void)state;
@@ -105,6 +141,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_step),
         cmocka_unit_test(test_noise_and_spikes),
+        cmocka_unit_test(test_tails),
         cmocka_unit_test(test_reference_shorter_than_its_chain),
         cmocka_unit_test(test_too_few_pairs),
     };

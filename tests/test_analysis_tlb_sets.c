@@ -86,6 +86,48 @@ static void test_inconsistent(void **state)
     assert_int_equal(mt_tlb_sets_fit(1000, 4, h, any, 1).status, MT_TLB_SETS_INCONSISTENT);
 }
 
+/* A level past the first read by element 0's edges at 2, 4, 8 ... pages
+ * apart (mt_tlb_next_fit). */
+static void test_next_levels(void **state)
+{
+    (void)state;
+    /* 4 sets of 64 ways: 128 at 2 pages, 64 at 4 and at 8 (one set). */
+    const uint64_t m[] = {2, 4, 8}, e[] = {128, 64, 64};
+    mt_tlb_next g = mt_tlb_next_fit(m, e, 3);
+    assert_int_equal(g.status, MT_TLB_SETS_OK);
+    assert_int_equal(g.entries, 256);
+    assert_int_equal(g.ways_lo, 64);
+    assert_int_equal(g.ways_hi, 64);
+    assert_int_equal(g.sets, 4);
+    /* Direct-mapped, 256 sets: halving at every stride tried (the edges
+     * past the first level's): the ways at most the last edge. */
+    const uint64_t e2[] = {128, 64};
+    g = mt_tlb_next_fit(m, e2, 2);
+    assert_int_equal(g.status, MT_TLB_SETS_OK);
+    assert_int_equal(g.entries, 256);
+    assert_int_equal(g.ways_lo, 1);
+    assert_int_equal(g.ways_hi, 64);
+    assert_int_equal(g.sets, 0);
+    /* Strides whose edge lay beyond the chains first (0), then a halving. */
+    const uint64_t m3[] = {2, 4, 8, 16}, e3[] = {0, 0, 200, 100};
+    g = mt_tlb_next_fit(m3, e3, 4);
+    assert_int_equal(g.status, MT_TLB_SETS_INCONSISTENT); /* 1600: no power of two */
+    const uint64_t e4[] = {0, 128, 64, 64};
+    g = mt_tlb_next_fit(m3, e4, 4);
+    assert_int_equal(g.status, MT_TLB_SETS_OK);
+    assert_int_equal(g.entries, 512);
+    assert_int_equal(g.sets, 8);
+    assert_int_equal(g.ways_hi, 64);
+    /* One edge alone, or edges that neither halve nor hold: no count. */
+    const uint64_t e5[] = {128, 0, 0};
+    assert_int_equal(mt_tlb_next_fit(m, e5, 3).status, MT_TLB_SETS_INCONSISTENT);
+    const uint64_t e6[] = {128, 100, 50};
+    assert_int_equal(mt_tlb_next_fit(m, e6, 3).status, MT_TLB_SETS_INCONSISTENT);
+    /* A fully associative level of 128: the same edge at every stride. */
+    const uint64_t e7[] = {128, 128, 128};
+    assert_int_equal(mt_tlb_next_fit(m, e7, 3).status, MT_TLB_SETS_INCONSISTENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -93,6 +135,7 @@ int main(void)
         cmocka_unit_test(test_no_band),
         cmocka_unit_test(test_no_floor),
         cmocka_unit_test(test_inconsistent),
+        cmocka_unit_test(test_next_levels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

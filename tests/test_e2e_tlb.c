@@ -73,7 +73,7 @@ static void test_spec_files(void **state)
 }
 
 /* Set-associative levels (tests/specs-tlbset/), two specs under the
- * sanitizers (the other five are judged by tests/sh/test_tlbset.sh with
+ * sanitizers (the others are judged by tests/sh/test_tlbset.sh with
  * the optimised e2e_check --tlb-exact / --tlb, a seventh of the time):
  * tlb-2way-2m's every TLB finding exact (its fully associative second
  * level of 8192 entries hid in the first level's set-by-set overflow

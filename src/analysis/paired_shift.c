@@ -33,8 +33,9 @@ mt_err mt_paired_shift_cyclic(const double *ref, size_t nref, uint64_t ref_elems
     double *med = malloc(known * sizeof *med);
     double *tmp = malloc(laps * sizeof *tmp);
     double *diff = malloc((nx ? nx : 1) * sizeof *diff);
+    double *tmp_hi = malloc((nx ? nx : 1) * sizeof *tmp_hi);
     mt_err err = MT_OK;
-    if (!med || !tmp || !diff) {
+    if (!med || !tmp || !diff || !tmp_hi) {
         err = MT_ERR_NOMEM;
         goto out;
     }
@@ -55,9 +56,16 @@ mt_err mt_paired_shift_cyclic(const double *ref, size_t nref, uint64_t ref_elems
         goto out;
     }
     double shift = mt_median(diff, n);
-    size_t up = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t up = 0, hi = 0, lo = 0;
+    for (size_t i = 0; i < n; i++) {
         up += shift > 0 && diff[i] > shift / 2;
+        lo += diff[i] < -MT_PAIRED_SHIFT_TAIL_CYCLES;
+        if (diff[i] > MT_PAIRED_SHIFT_TAIL_CYCLES)
+            tmp_hi[hi++] = diff[i];
+    }
+    out->tail_up = (double)hi / (double)n;
+    out->tail_down = (double)lo / (double)n;
+    out->tail_shift = hi ? median_sorting(tmp_hi, hi) : 0.0;
     for (size_t i = 0; i < n; i++)
         diff[i] = fabs(diff[i] - shift);
     double mad = median_sorting(diff, n);
@@ -71,5 +79,6 @@ out:
     free(med);
     free(tmp);
     free(diff);
+    free(tmp_hi);
     return err;
 }

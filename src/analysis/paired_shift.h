@@ -20,11 +20,22 @@
  * step by. */
 #define MT_PAIRED_SHIFT_MIN_PAIRS 16u
 
+/* The tails counted beside the median (tail_up, tail_down): pairs more
+ * than this many cycles above or below their element's reference.  Twice
+ * the TLB probe's smallest step (4 cycles): on the H100 the latency's own
+ * spread puts 15% of the pairs beyond 4 cycles on each side but 1-3%
+ * beyond 8 (the recording of 2026-11-23, tests/fixtures/h100-sxm5-2), while
+ * every miss penalty the simulator allows (8 cycles and more) reaches it. */
+#define MT_PAIRED_SHIFT_TAIL_CYCLES 8.0
+
 typedef struct {
     double shift;    /* median over the pairs of (test sample - the element's reference median) */
     double se;       /* standard error of that median: 1.2533 x 1.4826 x MAD / sqrt(pairs) */
     double share_up; /* share of the pairs whose difference exceeds shift / 2 (0 when shift <= 0) */
     size_t pairs;    /* test samples whose element the reference also measured */
+    double tail_up;   /* share of the pairs above +MT_PAIRED_SHIFT_TAIL_CYCLES */
+    double tail_down; /* share of the pairs below -MT_PAIRED_SHIFT_TAIL_CYCLES */
+    double tail_shift; /* median of the pairs above +MT_PAIRED_SHIFT_TAIL_CYCLES (0: none) */
 } mt_paired_shift;
 
 /* ref: nref samples of a chain of ref_elems elements; x: nx samples of a

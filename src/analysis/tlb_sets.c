@@ -54,3 +54,33 @@ mt_tlb_sets mt_tlb_sets_fit(uint64_t t, uint64_t ways, const uint64_t *h, const 
     out.status = MT_TLB_SETS_OK;
     return out;
 }
+
+mt_tlb_next mt_tlb_next_fit(const uint64_t *m, const uint64_t *e, size_t n)
+{
+    mt_tlb_next out = {.status = MT_TLB_SETS_INCONSISTENT};
+    for (size_t i = 0; i < n; i++)
+        out.edges += e[i] != 0;
+    size_t k = 0;
+    while (k < n && !e[k])
+        k++; /* strides whose edge lay beyond the chains (m too small) */
+    /* The halving run: e[k + 1] = e[k] / 2 at m[k + 1] = 2 m[k]. */
+    size_t last = k;
+    while (last + 1 < n && e[last + 1] && m[last + 1] == 2 * m[last] &&
+           2 * e[last + 1] == e[last])
+        last++;
+    if (k >= n || last == k)
+        return out; /* fewer than two edges halving: no count */
+    out.entries = e[k] * m[k];
+    if (last + 1 < n && e[last + 1] == e[last] && m[last + 1] == 2 * m[last]) {
+        /* It stopped halving: one set per element from m[last] on. */
+        out.ways_lo = out.ways_hi = e[last];
+        out.sets = m[last];
+    } else {
+        out.ways_lo = 1;
+        out.ways_hi = e[last];
+    }
+    if (!pow2(out.entries) || !pow2(out.ways_hi))
+        return out;
+    out.status = MT_TLB_SETS_OK;
+    return out;
+}

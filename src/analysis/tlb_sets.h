@@ -43,4 +43,24 @@ typedef struct {
 mt_tlb_sets mt_tlb_sets_fit(uint64_t t, uint64_t ways, const uint64_t *h, const bool *thrash,
                             size_t n);
 
+/* A level past the first read at strides of m_k pages (k = 0..n-1, each
+ * twice the one before) by the edge e_k of element 0 (0: no edge seen):
+ * a level of S sets of W ways, a page's set its page number modulo S,
+ * holds W x S / m elements at m pages apart while m <= S (the elements
+ * fall into S / m sets) and W from m = S on.  Two edges in a row that
+ * halve give the entries (e x m, the same for both); an edge that then
+ * stays gives the ways (that edge) and the sets (the stride it first
+ * held at).  Halving to the last edge leaves the ways at most that edge
+ * (S >= its stride).  status OK: entries set, ways_hi the ways or their
+ * upper bound (ways_lo == ways_hi: exact). */
+typedef struct {
+    mt_tlb_sets_status status; /* OK, or INCONSISTENT (no two edges halving) */
+    uint64_t entries;
+    uint64_t ways_lo, ways_hi;
+    uint64_t sets;             /* exact ways: entries / ways; else 0 */
+    size_t edges;              /* strides whose edge was seen (the caller's note) */
+} mt_tlb_next;
+
+mt_tlb_next mt_tlb_next_fit(const uint64_t *m, const uint64_t *e, size_t n);
+
 #endif

@@ -44,6 +44,11 @@
  *     the doubling goes on at one page per element, which fits more
  *     elements into the memory a chain may span.
  *  4. The first level's ways (tlb_ways.c), with its entries and page.
+ *     A level past the first whose edge is soft (one page more does not
+ *     thrash every element) or that steps in part (the pairs' upper tail,
+ *     the median not) overflows set by set: its entries are a range
+ *     (sharpen, partial_step), read exactly behind a small fully
+ *     associative first level by element 0's edges (tlb_next.c).
  *  5. Which SMs share each trusted level (tlb_share.c). */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +112,16 @@
  * stride is an odd number of such pages whenever the level's stride is at
  * least 256 KiB (every stride the probe finds levels at). */
 #define TLB_ODD_STRIDE_EXTRA (64u << 10)
+/* A share of the pairs this much larger above +MT_PAIRED_SHIFT_TAIL_CYCLES
+ * than below its negative (and TLB_STEP_Z binomial standard errors) is a
+ * level past the first overflowing in part, though the median stays: a
+ * set-associative level overflows set by set, so a chain a little longer
+ * than its entries makes only the pages of its fullest sets miss.  A tenth:
+ * on the H100 the tails balance within 0.06 over every comparison of a
+ * stride that found the first level, while a direct-mapped level of 256
+ * entries overflowed by 43 pages (random spec w1392) steps 17% of them,
+ * and the H100's own chains of 4718 pages of 16 MiB 28%. */
+#define TLB_PARTIAL_MIN_SHARE 0.1
 /* Levels reported (objects tlb1..tlb3). */
 #define TLB_LEVELS 3
 
@@ -325,6 +340,13 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
 {
     const char *key = level_key[d];
     double conf = level_conf(lv);
+    /* A soft level met at one page per element: its range rests on that
+     * stride alone, and a set-associative level's edge moves at twice or
+     * 1.5x it by its nature (fewer or other sets in play), so the checks
+     * there neither confirm nor doubt it. */
+    bool own_page = lv->soft && pk == PAGE_VALUE && lv->base == page;
+    if (own_page)
+        conf = lv->checked ? MT_CONF_AGG_MIXED : TLB_CONF_UNCHECKED;
     /* A level beyond an untrusted first one is no surer than it: a
      * set-associative first level overflowing set by set shows further
      * small steps past its median edge, which the doubling takes for
@@ -348,11 +370,22 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                           "them, tlb_sets.c); one more page added %.1f cycles to them",
                           (unsigned long long)lv->sets, (unsigned long long)lv->ways,
                           (unsigned long long)lv->ways, lv->base, lv->step);
+    else if (lv->soft)
+        /* Not sharp, or stepped in part: between the longest chain that
+         * kept its latency whole and the edge. */
+        f = mt_find_range((double)lv->fit, (double)lv->lo, "count", "pchase-fine paired", conf,
+                          "%llu pages fitted whole; past them some elements stepped by %.1f "
+                          "cycles, not all (set by set, or not LRU): the entries in this range",
+                          (unsigned long long)lv->fit, lv->step);
     else
         f = mt_find_value((double)lv->lo, "count", MT_SRC_MEASURED, "pchase-fine paired", conf,
                           "longest chain of one element per page whose elements kept their "
                           "latency; one more element added %.1f cycles to them",
                           lv->step);
+    if (lv->next_top)
+        mt_finding_append_note(&f, "element 0 kept it at 2 to %llu pages apart: no sets of "
+                               "the page number mod 2^k there",
+                               (unsigned long long)lv->next_top);
     if (lv->ways_lo)
         mt_finding_append_note(&f, "or %llu sets of %llu ways: the same entries",
                                (unsigned long long)(2 * lv->sets),
@@ -362,7 +395,7 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                                "one-set pattern: a set-associative level whose sets span more "
                                "than a chain's 32-bit stride, or not set-associative",
                                lv->sets_top);
-    if (lv->checked && !lv->confirmed)
+    if (lv->checked && !lv->confirmed && !own_page)
         mt_finding_append_note(&f, "the edge moved at twice or 1.5x the %u B stride, or at 1.5 "
                                "pages: elements share pages, a set-associative level, or not "
                                "a TLB edge alone",
@@ -387,7 +420,12 @@ static void set_level(mt_probe_ctx *c, int d, const tlb_level *lv, page_kind pk,
                           "(+- %.0f standard errors)",
                           TLB_STEP_Z);
     mt_set(c, key, "miss_penalty", &f);
-    if (pk == PAGE_VALUE) {
+    if (pk == PAGE_VALUE && lv->soft) {
+        f = mt_find_range((double)lv->fit * (double)page, (double)lv->lo * (double)page, "B",
+                          "derived", conf, "entries x page (%llu B%s)", (unsigned long long)page,
+                          d ? ", the first level's page" : "");
+        mt_set(c, key, "reach", &f);
+    } else if (pk == PAGE_VALUE) {
         f = mt_find_value((double)lv->lo * (double)page, "B", MT_SRC_MEASURED, "derived", conf,
                           "entries x page (%llu B%s)", (unsigned long long)page,
                           d ? ", the first level's page" : "");
@@ -418,6 +456,47 @@ static void set_page(mt_probe_ctx *c, page_kind pk, uint64_t page, double conf, 
     mt_set(c, "tlb1", "page", &f);
 }
 
+/* An edge that moved at twice its stride: elements shared pages (or an L2
+ * artefact), not a level counting pages. */
+static bool moved(const tlb_level *l)
+{
+    return l->checked && !l->confirmed;
+}
+
+/* Whether the pairs of s hold a share of elements that stepped while the
+ * median did not (TLB_PARTIAL_MIN_SHARE). */
+static bool partial_step(const mt_paired_shift *s)
+{
+    double excess = s->tail_up - s->tail_down;
+    double se = sqrt((s->tail_up + s->tail_down) / (double)(s->pairs ? s->pairs : 1));
+    return excess >= TLB_PARTIAL_MIN_SHARE && excess >= TLB_STEP_Z * se;
+}
+
+/* A level past the first, its edge bisected by the median: under LRU one
+ * page more than a fully associative level holds thrashes every element
+ * (the chain of lo + 1 steps against lo's), while a set-associative one
+ * overflows set by set and its median edge lies up to half its sets past
+ * its entries (a direct-mapped level of 4096 read as 5733: random spec
+ * w1154).  Not sharp: the entries lie between the longest chain the
+ * doubling saw fit (`fit`) and lo.  Skipped when the chain does not fit,
+ * or in a recording made before the check (MT_ERR_REPLAY). */
+static mt_err sharpen(tlb_run *r, tlb_level *l, uint32_t stride, uint64_t fit)
+{
+    if (l->lo + 1 > mt_tlb_max_elements(r, stride))
+        return MT_OK;
+    mt_paired_shift s;
+    mt_err err = mt_tlb_shift_of(r, l->lo, l->lo + 1, stride, &s);
+    if (err == MT_ERR_REPLAY) {
+        r->c->ei->msg[0] = '\0';
+        return MT_OK;
+    }
+    if (err == MT_OK && !(mt_tlb_is_step(&s) && s.shift > l->step / 2)) {
+        l->soft = true;
+        l->fit = fit;
+    }
+    return err;
+}
+
 /* Step 1 at one stride: chains of n, 2n, 4n ... elements (from *n, each
  * against the one of half as many) while they fit nmax, then the longest
  * chain that fits (nmax, less than twice the last) against the last, so
@@ -443,17 +522,23 @@ static mt_err doubling(tlb_run *r, uint32_t base, uint64_t *n, tlb_level *lv, in
                         (unsigned long long)l->lo, (unsigned long long)l->hi);
             if ((err = mt_tlb_bisect(r, l, stride)) != MT_OK || (err = confirm(r, l)) != MT_OK)
                 return err;
+            if (*nlev > 1 && !moved(&lv[0]) && (err = sharpen(r, l, stride, *n)) != MT_OK)
+                return err;
+        } else if (*nlev >= 1 && *nlev < TLB_LEVELS && !moved(&lv[0]) && partial_step(&s)) {
+            /* Past a first level that held its checks: a share of the
+             * elements stepped, the median not (a set-associative level
+             * overflowing in part).  Its entries lie in [*n, next - 1]; its
+             * penalty is the stepped pairs' median. */
+            tlb_level *l = &lv[(*nlev)++];
+            *l = (tlb_level){.lo = next - 1, .hi = next, .step = s.tail_shift, .base = base,
+                             .soft = true, .fit = *n};
+            mt_progress(r->c, "TLB level %d: %.0f%% of the elements stepped between %llu and "
+                        "%llu pages", *nlev, 100 * (s.tail_up - s.tail_down),
+                        (unsigned long long)*n, (unsigned long long)next);
         }
         *n = next;
     }
     return MT_OK;
-}
-
-/* An edge that moved at twice its stride: elements shared pages (or an L2
- * artefact), not a level counting pages. */
-static bool moved(const tlb_level *l)
-{
-    return l->checked && !l->confirmed;
 }
 
 /* Stride `base` gave every element a page of its own for any page in
@@ -596,6 +681,58 @@ static mt_err next_within_overflow(tlb_run *r, const tlb_level *lv, uint64_t pag
     return MT_OK;
 }
 
+/* A soft second level (entries a range, met at one page per element)
+ * behind a trusted, fully associative first level: its entries and ways
+ * from element 0's edges at strides of whole pages (tlb_next.c).  The
+ * count replaces the range when it lies within it; lv[1] then holds it. */
+static mt_err next_sets(tlb_run *r, tlb_level *lv, int nlev, page_kind pk, uint64_t page,
+                        mt_tlb_next *out)
+{
+    const mt_finding *w1 = mt_get(r->c, level_key[0], "ways");
+    if (nlev < 2 || !lv[1].soft || pk != PAGE_VALUE || lv[1].base != page || lv[0].sets ||
+        level_conf(&lv[0]) < MT_CONF_TRUSTED || w1->kind != MT_FIND_VALUE ||
+        w1->value != (double)lv[0].lo)
+        return MT_OK;
+    mt_progress(r->c, "TLB: sets and ways of level 2");
+    uint64_t top = 0;
+    mt_err err = mt_tlb_next_sets(r, &lv[0], &lv[1], page, out, &top);
+    if (err == MT_OK && out->status != MT_TLB_SETS_OK && top && !out->edges)
+        lv[1].next_top = top;
+    if (err != MT_OK || out->status != MT_TLB_SETS_OK)
+        return err;
+    if (out->entries < lv[1].fit || out->entries > lv[1].lo) {
+        out->status = MT_TLB_SETS_INCONSISTENT; /* not the level the doubling met */
+        return MT_OK;
+    }
+    /* The geometry explains the soft edge and its moves at twice and 1.5x
+     * the stride (fewer or other sets in play there). */
+    lv[1].lo = out->entries;
+    lv[1].soft = false;
+    lv[1].checked = lv[1].confirmed = true;
+    lv[1].sets = out->sets;
+    lv[1].ways = out->sets ? out->ways_hi : 0;
+    return MT_OK;
+}
+
+/* tlb2.ways from next_sets: exact where the edges stopped halving, else
+ * at most the last edge (its sets at least that stride in pages). */
+static void set_next_ways(mt_probe_ctx *c, const tlb_level *l2, const mt_tlb_next *g)
+{
+    mt_finding f;
+    if (g->ways_lo == g->ways_hi)
+        f = mt_find_value((double)g->ways_hi, "count", MT_SRC_MEASURED, "pchase-fine paired",
+                          MT_CONF_AGG_MIXED, "%llu sets: element 0's edge halved with the stride "
+                          "up to %llu pages apart and held there (tlb_next.c)",
+                          (unsigned long long)g->sets, (unsigned long long)g->sets);
+    else
+        f = mt_find_range((double)g->ways_lo, (double)g->ways_hi, "count", "pchase-fine paired",
+                          MT_CONF_AGG_MIXED, "element 0's edge halved with the stride at every "
+                          "stride tried (%llu entries): the sets at least the last stride in "
+                          "pages, the ways at most its edge (tlb_next.c)",
+                          (unsigned long long)l2->lo);
+    mt_set(c, level_key[1], "ways", &f);
+}
+
 static mt_err tlb(mt_probe_ctx *c)
 {
     for (int d = 0; d < TLB_LEVELS; d++)
@@ -618,6 +755,10 @@ static mt_err tlb(mt_probe_ctx *c)
                       "TLB: partitions assumed of an L2 whose partitioning was not measured");
     mt_note_threshold(c, "TLB_ODD_STRIDE_EXTRA", TLB_ODD_STRIDE_EXTRA,
                       "TLB: an edge is checked at 1.5x its stride plus this (B) too");
+    mt_note_threshold(c, "TLB_PARTIAL_MIN_SHARE", TLB_PARTIAL_MIN_SHARE,
+                      "TLB: excess share of pairs stepping that makes a level stepping in part");
+    mt_note_threshold(c, "MT_PAIRED_SHIFT_TAIL_CYCLES", MT_PAIRED_SHIFT_TAIL_CYCLES,
+                      "TLB: a pair this many cycles above (below) its reference is in a tail");
     mt_note_threshold(c, "TLB_SHARE_NONE_SHARE", TLB_SHARE_NONE_SHARE,
                       "TLB sharing: a shift of at most this share of the penalty is none");
     tlb_run r = {.c = c};
@@ -751,21 +892,47 @@ static mt_err tlb(mt_probe_ctx *c)
         else if (dropped)
             bound_n = 0;
     }
+    mt_tlb_next next = {.status = MT_TLB_SETS_INCONSISTENT};
+    if ((err = next_sets(&r, lv, nlev, pk, page, &next)) != MT_OK)
+        return err;
     for (int d = 0; d < nlev; d++)
         set_level(c, d, &lv[d], pk, page, level_conf(&lv[0]));
+    if (next.status == MT_TLB_SETS_OK)
+        set_next_ways(c, &lv[1], &next);
     /* 5. Which SMs share each trusted level (tlb_share.c), at the stride it
      * was found at: a page of its own per element (the page at most it). */
     for (int d = 0; d < nlev && pk == PAGE_VALUE; d++)
-        if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base) {
+        if (level_conf(&lv[d]) >= MT_CONF_TRUSTED && page <= lv[d].base && !lv[d].soft) {
             mt_progress(c, "TLB: which SMs share level %d", d + 1);
             /* A set-associative level at one page per element: its sets'
              * span would put every element into one set. */
             uint32_t base = lv[d].sets ? (uint32_t)page : lv[d].base;
-            if ((err = mt_tlb_sharing(&r, level_key[d], &lv[d], spread_stride(&r, base))))
+            uint32_t stride = spread_stride(&r, base);
+            tlb_level probe = lv[d];
+            /* Its pages fill every set alike, 3/4 of the entries per SM;
+             * where two such chains exceed the L2's share or the memory
+             * (tlb-8way-256k: 2 x 12288 pages), one set alone: 3/4 of its
+             * ways per SM at a stride of the sets' span, which two SMs
+             * sharing an instance overflow just the same.  One L2 line
+             * added per element (as the set climb's): the two chains'
+             * 2n + 1 lines must stay within a page, every element on its
+             * place's page (a prime count of lines would carry 97 elements
+             * of tlb-64way-64k over four 64 KiB pages). */
+            uint64_t span = lv[d].sets * page, one_set = (3 * lv[d].ways + 3) / 4;
+            if (lv[d].sets && 2 * ((3 * lv[d].lo + 3) / 4) + 1 > mt_tlb_max_elements(&r, stride) &&
+                span + r.line <= UINT32_MAX && (2 * one_set + 1) * r.line < page) {
+                probe.lo = lv[d].ways;
+                stride = (uint32_t)(span + r.line);
+            }
+            if ((err = mt_tlb_sharing(&r, level_key[d], &probe, stride)))
                 return err;
         }
     /* The first level not found holds every chain tried. */
     n = bound_n;
+    /* A level that stepped in part at the longest chain leaves nothing
+     * longer to have fitted the next one: no bound on it. */
+    if (nlev > 0 && lv[nlev - 1].soft && lv[nlev - 1].hi >= n)
+        n = 0;
     if (nlev < TLB_LEVELS && n > 1) {
         uint64_t stride = pk == PAGE_VALUE ? page : big;
         const char *limit = n >= r.max_lines ? "the L2's capacity"
@@ -832,6 +999,7 @@ static const mt_finding_decl provides[] = {
     {"tlb1.miss_penalty", "miss penalty"}, {"tlb1.ways", "ways"},
     {"tlb1.sms_per_group", "SMs sharing one"},
     {"tlb2.entries", "entries"}, {"tlb2.reach", "reach"}, {"tlb2.miss_penalty", "miss penalty"},
+    {"tlb2.ways", "ways"},
     {"tlb2.sms_per_group", "SMs sharing one"},
     {"tlb3.entries", "entries"}, {"tlb3.reach", "reach"}, {"tlb3.miss_penalty", "miss penalty"},
     {"tlb3.sms_per_group", "SMs sharing one"},

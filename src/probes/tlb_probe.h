@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../analysis/paired_shift.h"
+#include "../analysis/tlb_sets.h"
 #include "probe_internal.h"
 
 typedef struct {
@@ -20,6 +21,12 @@ typedef struct {
     uint64_t sets, ways; /* a set-associative level resolved by tlb_sets.c (sets 0: not) */
     uint64_t ways_lo;   /* tlb_sets.c: ways may be as few as this (twice the sets), 0: exact */
     uint32_t sets_top;  /* the set climb's last stride when its pattern made no geometry */
+    uint32_t split;     /* tlb_sets.c, at the top stride: the sets its elements fall into
+                         * (their edge is split x the ways); 0 or 1: one */
+    bool soft;          /* a level past the first whose edge is not sharp (probe_tlb.c):
+                         * its entries lie in [fit, lo], not at lo */
+    uint64_t fit;       /* soft: the longest chain no share of whose elements stepped */
+    uint64_t next_top;  /* tlb_next.c found no edge of element 0 up to this many pages apart */
 } tlb_level;
 
 typedef struct {
@@ -77,5 +84,13 @@ mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page);
  * top 32-bit stride.  *found: lv replaced by that edge (base t,
  * twice_held when one set is shown), for mt_tlb_sets_probe. */
 mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found);
+
+/* The entries and ways of a level past the first whose edge at one page
+ * per element is soft (lv->soft), behind a fully associative first level
+ * l1, from element 0's edges at strides of 2, 4, 8 ... pages: tlb_next.c.
+ * out->status MT_TLB_SETS_OK when two edges in a row halved; *top: the
+ * widest stride tried, in pages (0: none). */
+mt_err mt_tlb_next_sets(tlb_run *r, const tlb_level *l1, const tlb_level *lv, uint64_t page,
+                        mt_tlb_next *out, uint64_t *top);
 
 #endif

@@ -39,6 +39,95 @@
  * leaves room for the noise of the smallest penalties. */
 #define TLB_SETS_ONE_SET_SHARE 0.9
 
+/* Most sets in play at the top stride that the share of stepping
+ * elements is read for (1 / k of them step when k sets hold the edge):
+ * eight keep the shares 1, 1/2, 1/4 and 1/8 apart by more than the
+ * tails' noise (well under 0.06 on the simulator and on the H100). */
+#define TLB_SETS_MAX_SPLIT 8u
+
+/* Whether element 0 of a chain of n elements at `stride` misses the level
+ * (its samples against a chain of element 0 alone: every pair is element
+ * 0's, so the median is its own, however few of the n elements step). */
+static mt_err first_steps(tlb_run *r, uint64_t n, uint32_t stride, double step, bool *steps)
+{
+    mt_paired_shift s;
+    mt_err err = mt_tlb_shift_of(r, 1, n, stride, &s);
+    *steps = err == MT_OK && mt_tlb_is_step(&s) && s.shift > step / 2;
+    return err;
+}
+
+/* The longest chain at `stride` whose element 0 still hits: at a stride
+ * that puts element i into set i mod k of k sets (W ways each), element
+ * 0's set overflows first, at k x W + 1 elements, so this is k x W
+ * exactly, where the median edge of a chain against its half lies up to
+ * half a set's elements past it.  *e = 0: none within the set climb's
+ * longest chain. */
+static mt_err first_edge(tlb_run *r, uint32_t stride, double step, uint64_t *e)
+{
+    uint64_t lo = 1, hi = 0;
+    *e = 0;
+    for (uint64_t n = 2; n <= TLB_SETS_CLIMB_CHAIN && n <= mt_tlb_max_elements(r, stride);
+         n *= 2) {
+        bool steps = false;
+        mt_err err = first_steps(r, n, stride, step, &steps);
+        if (err != MT_OK)
+            return err;
+        if (steps) {
+            hi = n;
+            break;
+        }
+        lo = n;
+    }
+    while (hi && hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        bool steps = false;
+        mt_err err = first_steps(r, mid, stride, step, &steps);
+        if (err != MT_OK)
+            return err;
+        if (steps)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    if (hi)
+        *e = lo;
+    return MT_OK;
+}
+
+/* At the top 32-bit stride t, where the edge cannot be compared with
+ * twice the stride: the sets its elements fall into.  With k sets of W
+ * ways in play (the sets' span k x t), element 0's edge is k x W
+ * (first_edge), and one element more overflows one set: W of the k x W
+ * elements step, a share of 1 / k (all of them: one set).  cur->lo
+ * becomes that edge, cur->split k, and cur->twice_held whether k was
+ * read (a power of two up to TLB_SETS_MAX_SPLIT dividing the edge); else
+ * the reading stays "one set of W, or two of W / 2" (the share of all
+ * W + 1 at TLB_SETS_ONE_SET_SHARE). */
+static mt_err top_sets(tlb_run *r, uint64_t t, tlb_level *cur)
+{
+    uint32_t stride = (uint32_t)(t + r->line);
+    uint64_t e = 0;
+    mt_err err = first_edge(r, stride, cur->step, &e);
+    if (err != MT_OK)
+        return err;
+    if (e)
+        cur->lo = e;
+    mt_paired_shift s;
+    if ((err = mt_tlb_shift_of(r, cur->lo, cur->lo + 1, stride, &s)) != MT_OK)
+        return err;
+    cur->twice_held = s.share_up >= TLB_SETS_ONE_SET_SHARE;
+    if (cur->twice_held || !e)
+        return MT_OK;
+    double share = s.tail_up - s.tail_down;
+    for (uint32_t k = 2; k <= TLB_SETS_MAX_SPLIT; k *= 2)
+        if (share > 0.75 / k && share <= 1.5 / k && e % k == 0) {
+            cur->split = k;
+            cur->twice_held = true;
+            return MT_OK;
+        }
+    return MT_OK;
+}
+
 /* The edge at stride t (plus one L2 line per element): chains of 1, 2,
  * 4 ... up to TLB_SETS_CLIMB_CHAIN elements, each against the one of half
  * as many, the first step's edge by bisection.  *e = 0: no step. */
@@ -106,6 +195,8 @@ mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
                       "TLB sets: longest chain of the set climb (twice the most ways sought)");
     mt_note_threshold(r->c, "TLB_SETS_ONE_SET_SHARE", TLB_SETS_ONE_SET_SHARE,
                       "TLB sets: share of W + 1 elements stepping that makes them one set");
+    mt_note_threshold(r->c, "TLB_SETS_MAX_SPLIT", TLB_SETS_MAX_SPLIT,
+                      "TLB sets: most sets in play at the top stride read by the share stepping");
     mt_note_threshold(r->c, "TLB_SETS_MIN_H", TLB_SETS_MIN_H,
                       "TLB sets: smallest step (B) of the one-set pattern's scan");
     tlb_level cur = {0}, next = {0};
@@ -129,13 +220,8 @@ mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
              * (all) from two (W + 1 of 2W + 1). */
             cur.twice_run = !top;
             cur.twice_held = !top;
-            if (top) {
-                mt_paired_shift s;
-                err = mt_tlb_shift_of(r, e, e + 1, (uint32_t)(t + r->line), &s);
-                if (err != MT_OK)
-                    return err;
-                cur.twice_held = s.share_up >= TLB_SETS_ONE_SET_SHARE;
-            }
+            if (top && (err = top_sets(r, t, &cur)) != MT_OK)
+                return err;
             cur.checked = true;
             cur.confirmed = false;
             *lv = cur;
@@ -165,8 +251,14 @@ mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page)
         mt_progress(c, "TLB: sets, %llu against %llu pages %llu B apart",
                     (unsigned long long)(ways + 1), (unsigned long long)ways,
                     (unsigned long long)stride);
-        mt_paired_shift s;
-        mt_err err = mt_tlb_shift_of(r, ways, ways + 1, (uint32_t)stride, &s);
+        /* Several sets in play at t (split): element 0's set is the one
+         * whose W + 1 elements the pattern follows (the others hold W);
+         * its steps are told by element 0 alone. */
+        mt_paired_shift s = {0};
+        bool steps = false;
+        mt_err err = lv->split > 1
+                         ? first_steps(r, ways + 1, (uint32_t)stride, lv->step, &steps)
+                         : mt_tlb_shift_of(r, ways, ways + 1, (uint32_t)stride, &s);
         if (err == MT_ERR_REPLAY) { /* a recording made before this step */
             c->ei->msg[0] = '\0';
             return MT_OK;
@@ -174,7 +266,7 @@ mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page)
         if (err != MT_OK)
             return err;
         h[n] = hk;
-        thrash[n] = mt_tlb_is_step(&s) && s.shift > lv->step / 2;
+        thrash[n] = lv->split > 1 ? steps : mt_tlb_is_step(&s) && s.shift > lv->step / 2;
         band = band || !thrash[n];
         floor_seen += band && thrash[n];
         n++;
@@ -186,8 +278,12 @@ mt_err mt_tlb_sets_probe(tlb_run *r, tlb_level *lv, uint64_t *page)
     mt_tlb_sets g = mt_tlb_sets_fit(t, ways, h, thrash, n);
     if (g.status != MT_TLB_SETS_OK)
         return MT_OK;
-    lv->sets = g.sets;
-    lv->ways = ways;
+    /* k sets in play at t: the pattern read them as one of k x W ways
+     * spanning t (the same entries and page); the level has k times its
+     * sets, of W ways. */
+    uint64_t k = lv->split > 1 ? lv->split : 1;
+    lv->sets = g.sets * k;
+    lv->ways = ways / k;
     /* Not shown to be one set (the top stride, whose W + 1 elements did
      * not all step): maybe two sets of half the ways each, with the same
      * entries and page (the pattern scales both alike). */

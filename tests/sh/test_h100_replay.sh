@@ -271,7 +271,19 @@ PY
 check "bandwidth/TLB fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-bwtlb.tar.xz"
 run_mt --replay "$tmp/rec-bwtlb" --only l2,l2map --bandwidth --tlb --quiet --json "$tmp/bwtlb.json"
 check "bandwidth/TLB replay of the recording exits 0" rc_is 0
-check "bandwidth/TLB replay's findings equal the GPU run's" diff <(digest "$fx/report-bwtlb.json") <(digest "$tmp/bwtlb.json")
+# Session 11 (s11-tlb): the same samples (recorded 2026-11-24 03:42 UTC)
+# now give a second TLB level the GPU run did not report (tlb2's entries, reach and miss penalty: 28%
+# of the elements of the 4718-page chain stepped by about 97 cycles while
+# the median did not), so those three findings are compared apart until
+# the lead re-records the fixture on the new code.
+s11_tlb2() { grep -v -E '^tlb2\.(entries|reach|miss_penalty)\|'; }
+check "bandwidth/TLB replay's findings equal the GPU run's (tlb2's set aside)" diff <(digest "$fx/report-bwtlb.json" | s11_tlb2) <(digest "$tmp/bwtlb.json" | s11_tlb2)
+check "H100 TLB replay: a second level of 4096 to 4717 pages of 16 MiB, 85-110 cycles a miss" $PY - "$tmp/bwtlb.json" <<'PY'
+import json, sys
+t2 = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}["tlb2"]
+assert t2["entries"]["kind"] == "range" and (t2["entries"]["lo"], t2["entries"]["hi"]) == (4096, 4717), t2["entries"]
+assert 85 <= t2["miss_penalty"]["value"] <= 110, t2["miss_penalty"]
+PY
 # Issue 10's L1 target: at least 125 B/clk/SM (gpu-benches' gpu-cache got
 # 127.4 in the same run; the round kernel, kernels_stream.cu).
 check "H100 bandwidth: L1 and shared near 128 B/clk/SM (L1 >= 125), DRAM >= 90% of its peak" $PY - "$tmp/bwtlb.json" <<'PY'
@@ -297,7 +309,7 @@ assert o["l2"]["gbps_read_partition"]["value"] >= 8351.1, o["l2"]["gbps_read_par
 assert "each line read by" in o["l2"]["gbps_read_partition"]["note"]
 assert abs(o["l2"]["gbps_read_whole"]["value"] / 8133.5 - 1) <= 0.05, o["l2"]["gbps_read_whole"]
 PY
-check "H100 TLB: 16 entries of 16 MiB pages, a 9-10 cycle miss, no second level within 74 GiB, one first level per SM where measured, in all three runs" $PY - "$tmp/bwtlb.json" "$fx/report-tlb2.json" "$fx/report-tlb3.json" <<'PY'
+check "H100 TLB: 16 entries of 16 MiB pages, a 9-10 cycle miss, a second level past 4000 pages, one first level per SM where measured, in all three runs" $PY - "$tmp/bwtlb.json" "$fx/report-tlb2.json" "$fx/report-tlb3.json" <<'PY'
 import json, sys
 for p in sys.argv[1:]:
     o = {x["key"]: x["findings"] for x in json.load(open(p))["objects"]}
@@ -305,12 +317,31 @@ for p in sys.argv[1:]:
     assert t1["entries"]["kind"] == "value" and t1["entries"]["value"] == 16, (p, t1["entries"])
     assert t1["page"]["value"] == 16 << 20 and t1["reach"]["value"] == 256 << 20, (p, t1["page"])
     assert 8 <= t1["miss_penalty"]["value"] <= 12, (p, t1["miss_penalty"])
-    assert t2["entries"]["kind"] == "lower_bound" and t2["entries"]["lo"] >= 4000, (p, t2["entries"])
+    # A bound (the runs before session 11) or, from the same samples
+    # since, the range of a level stepping in part past 4096 pages.
+    assert (t2["entries"]["kind"] == "lower_bound" and t2["entries"]["lo"] >= 4000) or \
+        (t2["entries"]["kind"] == "range" and t2["entries"]["lo"] >= 4000), (p, t2["entries"])
     # Which SMs share the first level (backend 2.10's together chases):
     # one per SM in the three runs of 2026-11-23 22:20 UTC.  Fixtures
     # recorded before have no groups; once re-recorded every run has it.
     g = t1.get("sms_per_group", {"kind": "none"})
     assert g["kind"] == "none" or (g["kind"] == "value" and g["value"] == 1), (p, g)
+PY
+# Session 11's TLB runs (2026-11-24 05:28 UTC, recorded with the code that
+# reads the second level: tlb_next.c's chases are in it).
+check "TLB fixture of session 11 unpacks" tar -C "$tmp" -xJf "$fx/recording-tlb-s11.tar.xz"
+run_mt --replay "$tmp/rec1" --only l2 --tlb --quiet --json "$tmp/tlb-s11.json"
+check "TLB replay of session 11 exits 0" rc_is 0
+check "TLB replay's findings equal the GPU run's (session 11)" diff <(digest "$fx/report-tlb-s11.json") <(digest "$tmp/tlb-s11.json")
+check "H100 TLB (session 11, three runs): a second level of 4096-4717 pages of 16 MiB, a 85-110 cycle miss, its ways not read (element 0 never missed it at 2-128 pages apart)" $PY - "$tmp/tlb-s11.json" "$fx/report-tlb-s11-2.json" "$fx/report-tlb-s11-3.json" <<'PY'
+import json, sys
+for p in sys.argv[1:]:
+    o = {x["key"]: x["findings"] for x in json.load(open(p))["objects"]}
+    t1, t2 = o["tlb1"], o["tlb2"]
+    assert (t1["entries"]["value"], t1["page"]["value"], t1["ways"]["value"]) == (16, 16 << 20, 16), (p, t1)
+    assert t2["entries"]["kind"] == "range" and (t2["entries"]["lo"], t2["entries"]["hi"]) == (4096, 4717), (p, t2["entries"])
+    assert 85 <= t2["miss_penalty"]["value"] <= 110, (p, t2["miss_penalty"])
+    assert t2.get("ways", {"kind": "none"})["kind"] == "none", (p, t2.get("ways"))
 PY
 check "L2 geometry fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-l2geom.tar.xz"
 run_mt --replay "$tmp/rec-l2geom" --only l2 --geometry --quiet --json "$tmp/l2geom.json"
@@ -367,7 +398,15 @@ fi
 check "opt-in fixture unpacks" tar -C "$tmp" -xJf "$fx/recording-optin.tar.xz"
 run_mt --replay "$tmp/rec-optin" --only shared,l1d --matrix --cluster --icache --access --quiet --json "$tmp/optin.json"
 check "opt-in replay exits 0" rc_is 0
-check "opt-in replay's findings equal the GPU run's" diff <(digest "$fx/report-optin.json") <(digest "$tmp/optin.json")
+# The same samples give tlb2 as the bandwidth/TLB replay's (s11_tlb2 above):
+# set apart until the lead re-records, and checked on their own.
+check "opt-in replay's findings equal the GPU run's (tlb2's set aside)" diff <(digest "$fx/report-optin.json" | s11_tlb2) <(digest "$tmp/optin.json" | s11_tlb2)
+check "opt-in replay: the second TLB level of 4096-4717 pages, 85-110 cycles, as the other recordings" $PY - "$tmp/optin.json" <<'PY'
+import json, sys
+t2 = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}["tlb2"]
+assert t2["entries"]["kind"] == "range" and (t2["entries"]["lo"], t2["entries"]["hi"]) == (4096, 4717), t2["entries"]
+assert 85 <= t2["miss_penalty"]["value"] <= 110, t2["miss_penalty"]
+PY
 check "H100 clusters, TMA, instruction caches and latency matrix hold what the GPU showed" $PY - "$tmp/optin.json" <<'PY'
 import json, sys
 o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
