@@ -220,7 +220,7 @@ static void test_other_kinds_hash_their_parameters(void **state)
     (void)state;
     mt_experiment s = mt_exp_chase(MT_PATH_GLOBAL_CG, 1 << 20, 16, 0, 1, MT_MODE_FINE);
     s.kind = MT_KIND_STREAM;
-    s.u.stream = (mt_stream){MT_STREAM_READ, 0, 256, 16, 1 << 20, 4, 1};
+    s.u.stream = (mt_stream){MT_STREAM_READ, 0, 256, 16, 1 << 20, 4, 1, 0};
     uint64_t h = mt_experiment_hash(1, &s);
     mt_experiment t = s;
     t.u.stream.repeats = 5;
@@ -230,6 +230,9 @@ static void test_other_kinds_hash_their_parameters(void **state)
     assert_int_not_equal(mt_experiment_hash(1, &t), h);
     t = s;
     t.u.stream.in_flight = 2; /* since 2.2 */
+    assert_int_not_equal(mt_experiment_hash(1, &t), h);
+    t = s;
+    t.u.stream.balanced = 1; /* since 2.11 */
     assert_int_not_equal(mt_experiment_hash(1, &t), h);
 
     mt_experiment b = s;

@@ -612,9 +612,11 @@ static void test_interface_version_2(void **state)
     /* The h100 preset has [throughput], [cluster], [icache] and
      * [host_link] sections: it streams and runs cluster, icache and link
      * experiments too (and, as every spec, access and evict experiments,
-     * and chases run together: backend 2.11). */
+     * and chases run together: backend 2.10), balanced reads among its
+     * streams (backend 2.11). */
     assert_int_equal(b->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT |
-                                       MT_CAP_STREAM | MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS |
+                                       MT_CAP_STREAM | MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA |
+                                       MT_CAP_STREAM_BALANCED | MT_CAP_BANKS |
                                        MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS | MT_CAP_LINK |
                                        MT_CAP_EVICT | MT_CAP_TOGETHER);
     mt_device_info d;

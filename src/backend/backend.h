@@ -111,6 +111,9 @@ typedef enum {
  * share of a block, below): several SMs read the same lines, as a
  * partitioned L2 serves them from the partition near each SM. */
 #define MT_CAP_STREAM_SHARED_DATA (1u << 18) /* since 2.7 */
+/* MT_KIND_STREAM reads with mt_stream.balanced set (below): the repeats
+ * are handed out on demand, so every SM streams until the launch ends. */
+#define MT_CAP_STREAM_BALANCED (1u << 20) /* since 2.11 */
 
 /* Where an experiment's data lives, which is all a backend needs to know to
  * schedule it. */
@@ -158,6 +161,18 @@ typedef struct {
  *    (b mod (bytes / W))-th W bytes of the data, so blocks b and
  *    b + bytes / W read the same lines (each access as above, wrapping
  *    around W).  Moved per repeat: blocks x max(W, round).
+ *  - balanced read (since 2.11, MT_CAP_STREAM_BALANCED; `balanced` = 1, a
+ *    global path, each block its own share, a whole number of rounds):
+ *    each warp of a block reads its own 1/warps of the block's share
+ *    (lane l: vectors l, l + 32 ... of it, `in_flight` in flight), and
+ *    the blocks x warps x `repeats` reads of those slices are handed out
+ *    on demand (a warp takes the next few from a counter when it is done
+ *    with its last), not `repeats` to each: an SM that the memory serves
+ *    faster reads its own slices more often, so every SM streams until
+ *    the end and the launch moves what the whole GPU can (on the H100 a
+ *    static split ends with the slowest SMs: docs/method.md).  No two
+ *    SMs read the same lines.  Moved in all: bytes x repeats, as a read.
+ *    The slowest block's cycles then span the whole launch.
  *  - chase (since 2.2, MT_CAP_STREAM_CHASE; memory-level parallelism):
  *    every thread follows its own dependent chain through its own
  *    bytes / (blocks x threads) bytes, one 4-byte load per chain[0].stride
@@ -178,6 +193,7 @@ typedef struct {
     uint64_t bytes;           /* bytes read (or written) per repeat, all blocks together */
     uint32_t repeats;
     uint32_t in_flight;       /* 1, 2, 4 ... MT_STREAM_MAX_IN_FLIGHT (a chase: 1) */
+    uint32_t balanced;        /* 0, or 1: a balanced read (MT_CAP_STREAM_BALANCED) */
 } mt_stream;
 
 /* MT_KIND_BANKS (since 2.2, MT_CAP_BANKS): one warp; thread t <
@@ -564,7 +580,9 @@ typedef struct mt_backend mt_backend;
  * pool of lines read in parallel; the L2's eviction sets beyond 2 MiB). */
 /* 10 = mt_experiment.together and MT_CAP_TOGETHER: chases of chosen SMs
  * run at the same time (which SMs share a TLB level). */
-#define MT_BACKEND_API_MINOR 10
+/* 11 = mt_stream.balanced and MT_CAP_STREAM_BALANCED: a stream read
+ * whose repeats are handed out on demand (the whole-L2 read). */
+#define MT_BACKEND_API_MINOR 11
 
 typedef struct {
     unsigned api_version; /* MT_BACKEND_API_VERSION */

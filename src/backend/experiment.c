@@ -316,6 +316,15 @@ static mt_err check_stream(const mt_experiment *e, const mt_device_info *dev, mt
                        "threads x vector x in_flight (%llu), chain footprint = the span, stride = "
                        "the vector, offset 16-aligned",
                        (unsigned long long)s->bytes, (unsigned long long)round);
+    /* A balanced read (since 2.11): each warp reads whole rounds of its
+     * own slice of its block's own share, on a path of global loads. */
+    int load_path = global || c->path == MT_PATH_GLOBAL_NC;
+    if (s->balanced > 1 ||
+        (s->balanced && (s->op != MT_STREAM_READ || !load_path || shared_data || share % round)))
+        return mt_fail(ei, MT_ERR_INVALID_ARG,
+                       "balanced stream (%u): a read on the ca, cg or nc path, each block its own "
+                       "share, a whole number of rounds (%llu bytes)",
+                       s->balanced, (unsigned long long)round);
     uint64_t lim = dev->path_limit_bytes[c->path];
     uint64_t need = c->path == MT_PATH_SHARED ? span / s->blocks : c->offset + span;
     if (lim && need > lim)
@@ -536,6 +545,7 @@ uint64_t mt_experiment_hash(uint64_t h0, const mt_experiment *e)
         h = mt_hash_mix(h, e->u.stream.bytes);
         h = mt_hash_mix(h, e->u.stream.repeats);
         h = mt_hash_mix(h, e->u.stream.in_flight);
+        h = mt_hash_mix(h, e->u.stream.balanced);
         break;
     case MT_KIND_BANKS:
     case MT_KIND_ACCESS: /* the same parameters (mt_banks); the kind was mixed in */

@@ -287,7 +287,7 @@ static const mt_backend_ops cuda_ops = {
     .name = "cuda",
     .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
             MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE |
-            MT_CAP_ACCESS | MT_CAP_LINK | MT_CAP_EVICT | MT_CAP_TOGETHER,
+            MT_CAP_ACCESS | MT_CAP_LINK | MT_CAP_EVICT | MT_CAP_TOGETHER | MT_CAP_STREAM_BALANCED,
     .get_info = cuda_get_info,
     .run_batch = cuda_run_batch,
     .destroy = cuda_destroy,

@@ -189,6 +189,59 @@ __global__ void __launch_bounds__(G) mtk_stream_round_kernel(mtk_stream_args a)
     finish(a, c0, t0);
 }
 
+/* A balanced read (backend.h, op 0 on a global path): warp w of block b
+ * reads its own slice, the w-th 1/warps of block b's share (lane l:
+ * vectors l, l + 32 ... of it, U loads issued before any is used, the
+ * slice whole rounds of them), and the grid x warps x repeats reads of
+ * the slices are handed out in tickets of `ticket_reads` reads from a
+ * counter in out[4].  A static split of the repeats ended with the slowest
+ * SMs on the H100: with each SM reading its own 256 KiB of a 33.8 MB
+ * whole-L2 read, 24 of its 132 SMs (in pairs and runs of ten: 16-17,
+ * 34-43, 78-87, 124-125) were done about 10% before the others, which
+ * left the GPU part-idle for the last tenth of the launch (the sum of the
+ * SMs' own rates was 8.09 TB/s, bytes over the launch 7.78).  Here a warp
+ * that is served faster takes more tickets, so every SM reads until the
+ * end.  The next ticket is taken before this one's reads, so the
+ * counter's latency overlaps them; `zero` moves the pointer every read,
+ * as in the round kernel, so no read is hoisted out of the loop. */
+template <typename T, int U, int P>
+__global__ void __launch_bounds__(1024) mtk_stream_balanced_kernel(mtk_stream_args a)
+{
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const uint64_t slice = a.n_vec / warps;
+    const T *p = (const T *)a.src + (uint64_t)blockIdx.x * a.n_vec + warp * slice + lane;
+    unsigned long long *tickets = (unsigned long long *)a.out + 4;
+    const unsigned long long total = (unsigned long long)gridDim.x * warps * a.repeats;
+    const unsigned long long per = a.ticket_reads;
+    uint32_t acc = 0;
+    __syncthreads();
+    uint64_t c0 = clock64(), t0 = global_ns();
+    unsigned long long t = lane == 0 ? atomicAdd(tickets, 1ull) : 0;
+    t = __shfl_sync(0xffffffffu, t, 0);
+    while (t * per < total) {
+        unsigned long long next = lane == 0 ? atomicAdd(tickets, 1ull) : 0;
+        unsigned long long n = total - t * per < per ? total - t * per : per;
+#pragma unroll 1
+        for (unsigned long long k = 0; k < n; k++) {
+            p += a.zero;
+#pragma unroll 1
+            for (uint64_t i = 0; i < slice; i += 32 * U) {
+                T v[U];
+#pragma unroll
+                for (int j = 0; j < U; j++)
+                    v[j] = load_vec<T, P>(p, nullptr, 0, i + (uint64_t)j * 32);
+#pragma unroll
+                for (int j = 0; j < U; j++)
+                    acc ^= fold(v[j]);
+            }
+        }
+        t = __shfl_sync(0xffffffffu, next, 0);
+    }
+    if (acc == 0x9e3779b9u)
+        ((unsigned long long *)a.out)[3] = acc;
+    finish(a, c0, t0);
+}
+
 /* op 3: each thread chases its own region of region_words words, one
  * 4-byte load per stride_words; the next index adds the loaded value
  * (zero: the host clears the region), so every load waits for the last. */
@@ -238,6 +291,20 @@ static cudaError_t round_by_path(const mtk_stream_args *a, unsigned grid, cudaSt
     return cudaGetLastError();
 }
 
+/* The balanced read on its path (stream.c checks the rest). */
+template <typename T, int U>
+static cudaError_t balanced_by_path(const mtk_stream_args *a, unsigned grid, unsigned block,
+                                    cudaStream_t s)
+{
+    switch (a->path) {
+    case SP_CA: mtk_stream_balanced_kernel<T, U, SP_CA><<<grid, block, 0, s>>>(*a); break;
+    case SP_CG: mtk_stream_balanced_kernel<T, U, SP_CG><<<grid, block, 0, s>>>(*a); break;
+    case SP_NC: mtk_stream_balanced_kernel<T, U, SP_NC><<<grid, block, 0, s>>>(*a); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
 /* Whether a launch takes the round kernel: a read on a global path by
  * blocks of 256, 512 or 1024 threads whose share is whole rounds. */
 static bool takes_round_kernel(const mtk_stream_args *a, unsigned block)
@@ -253,6 +320,8 @@ template <typename T, int U>
 static cudaError_t by_path(const mtk_stream_args *a, unsigned grid, unsigned block, size_t smem,
                            cudaStream_t s)
 {
+    if (a->balanced)
+        return balanced_by_path<T, U>(a, grid, block, s);
     if (takes_round_kernel(a, block))
         return block == 256   ? round_by_path<T, U, 256>(a, grid, s)
                : block == 512 ? round_by_path<T, U, 512>(a, grid, s)

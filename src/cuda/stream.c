@@ -9,9 +9,18 @@
 #include "cuda_impl.h"
 #include "stream_abi.h"
 
-/* The four 64-bit words the kernel reduces into, in the sample buffer
- * (idle between launches, as clock.c uses it). */
-#define MTC_STREAM_OUT_WORDS 4
+/* The 64-bit words the kernel reduces into, in the sample buffer (idle
+ * between launches, as clock.c uses it): four results and the balanced
+ * read's ticket counter. */
+#define MTC_STREAM_OUT_WORDS 5
+/* A balanced read's ticket: a warp takes at least this many bytes of
+ * reads of its slice at a time.  All warps take tickets from one counter,
+ * so a ticket must be large enough that the counter is no bottleneck: on
+ * the H100 (2026-11-24, diagnostic kernel, 33.8 MB read by 132 x 2 x 1024
+ * threads) 16 KiB tickets read 5.9 TB/s, 32 KiB 8.0, 64 KiB 8.0-8.05; and
+ * small enough that warps end within a few microseconds of each other
+ * (0.03 ms of a 2.2 ms launch at 64 KiB). */
+#define MTC_TICKET_BYTES (64u << 10)
 
 static mt_err texture_over(cuda_impl *im, uint64_t addr, uint64_t bytes, uint32_t vec,
                            cudaTextureObject_t *tex, mt_errinfo *ei)
@@ -69,6 +78,12 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
     if (a.groups > s->blocks || a.groups == 0)
         a.groups = s->blocks;
     a.iters = data >= step ? (uint32_t)(data / step) : 1u;
+    if (s->balanced) {
+        /* Each warp's slice of its block's share (whole rounds: experiment.c). */
+        uint64_t slice = data / (s->threads / 32);
+        a.balanced = 1;
+        a.ticket_reads = slice >= MTC_TICKET_BYTES ? 1u : (uint32_t)(MTC_TICKET_BYTES / slice);
+    }
     size_t smem = shared ? (size_t)(s->op == MT_STREAM_COPY ? 2 * data : data) : 0;
     if (s->op == MT_STREAM_CHASE) {
         a.region_words = s->bytes / 4 / ((uint64_t)s->blocks * s->threads);
@@ -86,7 +101,7 @@ mt_err mtc_run_stream(cuda_impl *im, const mt_experiment *e, mt_result *out, mt_
         a.tex = (uint64_t)tex;
     }
     {
-        unsigned long long init[MTC_STREAM_OUT_WORDS] = {0, ~0ull, 0, 0};
+        unsigned long long init[MTC_STREAM_OUT_WORDS] = {0, ~0ull, 0, 0, 0};
         unsigned long long got[MTC_STREAM_OUT_WORDS];
         a.out = (uint64_t)(uintptr_t)im->d.samples;
         CK(cudaMemcpyAsync(im->d.samples, init, sizeof init, cudaMemcpyHostToDevice, im->stream));

@@ -15,7 +15,8 @@ extern "C" {
 typedef struct {
     uint64_t src, dst;      /* device addresses (copy: dst = src + bytes); shared: unused */
     uint64_t tex;           /* cudaTextureObject_t over src (texture path) */
-    uint64_t out;           /* 4 x u64: max block cycles, first start ns, last end ns, sink */
+    uint64_t out;           /* 5 x u64: max block cycles, first start ns, last end ns, sink,
+                               the balanced read's ticket counter (zeroed by the host) */
     uint64_t n_vec;         /* vectors of a block's share (shared: per block) */
     uint64_t groups;        /* distinct shares (< 2^32): block b streams share b mod groups */
     uint64_t region_words;  /* chase: words of each thread's region */
@@ -27,6 +28,8 @@ typedef struct {
     uint32_t vec;           /* 4, 8, 16 */
     uint32_t in_flight;     /* 1, 2, 4, 8 */
     uint32_t zero;          /* always 0: the round kernel's opaque pointer step (kernels_stream.cu) */
+    uint32_t balanced;      /* 1: a balanced read (backend.h) */
+    uint32_t ticket_reads;  /* balanced: reads of a warp's slice per ticket */
 } mtk_stream_args;
 
 /* One stream launch: `grid` blocks of `block` threads, `smem` bytes of

@@ -119,6 +119,11 @@ typedef struct {
     /* Reads with shared data (backend.h): the data all SMs read, of which
      * each SM streams fp_sm bytes; 0: every SM its own fp_sm. */
     uint64_t shared_data;
+    /* 1: reads run balanced where their rounds tile each block's share
+     * (backend.h: the repeats handed out on demand, every SM streaming its
+     * own data until the end); the whole-L2 read on a backend with
+     * MT_CAP_STREAM_BALANCED. */
+    int balanced;
 } bw_level;
 
 typedef struct {
@@ -138,6 +143,15 @@ static const char *op_name(mt_stream_op op)
     return op == MT_STREAM_READ ? "read" : op == MT_STREAM_WRITE ? "write" : "copy";
 }
 
+/* Whether a configuration of the level runs balanced: a round that
+ * wraps around a block's share cannot be split into warps' slices, so
+ * such a configuration runs as a static split. */
+static int runs_balanced(const bw_level *l, const bw_config *k)
+{
+    uint64_t step = (uint64_t)k->threads * k->vec * k->in_flight * k->blocks_per_sm;
+    return l->balanced && l->fp_sm % step == 0;
+}
+
 /* The stream experiment of a configuration at `repeats`, run `run`. */
 static mt_experiment config_exp(const mt_probe_ctx *c, const bw_level *l, mt_stream_op op,
                                 const bw_config *k, uint32_t repeats, uint32_t run)
@@ -150,6 +164,7 @@ static mt_experiment config_exp(const mt_probe_ctx *c, const bw_level *l, mt_str
     mt_experiment e = mt_exp_stream(op, l->path, blocks, k->threads, k->vec, k->in_flight, bytes,
                                     repeats, 0);
     e.chain[0].offset = l->path == MT_PATH_SHARED ? 0 : (uint64_t)run * BW_RUN_SHIFT;
+    e.u.stream.balanced = (uint32_t)runs_balanced(l, k);
     /* Shared data: each block streams its part of the SM's fp_sm bytes. */
     if (l->shared_data)
         e.chain[0].stride = (uint32_t)(l->fp_sm / k->blocks_per_sm);
@@ -341,7 +356,7 @@ static mt_finding rate_finding(double rate, int rising, const char *unit, const 
 static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double bw, double gbps,
                      double by_block, int rising, const bw_config *k, uint32_t runs)
 {
-    char name[32], cfg[400], data[96];
+    char name[32], cfg[512], data[96];
     /* A level measured at several sizes (the L2's near read) keeps its
      * best. */
     snprintf(name, sizeof name, "bw_%s%s", op_name(op), l->suffix);
@@ -360,8 +375,11 @@ static void set_pair(mt_probe_ctx *c, const bw_level *l, mt_stream_op op, double
                  l->path == MT_PATH_SHARED ? "block" : "SM");
     snprintf(cfg, sizeof cfg,
              "%s of %s, %s; best of the search: %u blocks/SM x %u threads, %u B vectors, %u in "
-             "flight; median of %u runs (R and 2R repeats)%s%s",
-             op_name(op), l->what, data, k->blocks_per_sm, k->threads, k->vec, k->in_flight, runs,
+             "flight%s; median of %u runs (R and 2R repeats)%s%s",
+             op_name(op), l->what, data, k->blocks_per_sm, k->threads, k->vec, k->in_flight,
+             /* balanced: the repeats handed out on demand (backend.h) */
+             runs_balanced(l, k) ? ", balanced" : "",
+             runs,
              op == MT_STREAM_COPY ? "; bytes read + written" : "",
              rising ? "; still rising at the most in flight a launch allows: a bound, less "
                       "MT_BW_RISE_SHARE"
@@ -751,15 +769,18 @@ static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint6
         for (int i = 0; i < BW_L2_NEAR_SIZES && (near_data >> i) >= 4096; i++) {
             uint64_t d = near_data >> i;
             uint64_t sm = widest < d ? widest : d;
-            lv[n++] = (bw_level){"l2", shared, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ, d};
+            lv[n++] = (bw_level){"l2", shared, "", MT_PATH_GLOBAL_CG, sm, 1u << MT_STREAM_READ, d, 0};
         }
         private_ops &= ~(1u << MT_STREAM_READ);
     }
-    lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, l2_sm, private_ops, 0};
+    lv[n++] = (bw_level){"l2", near, "", MT_PATH_GLOBAL_CG, l2_sm, private_ops, 0, 0};
     uint64_t whole = l2_whole_sm(c);
+    /* Balanced where the backend can: on the H100 a static split ends
+     * with its slowest SMs (docs/method.md). */
     if (whole)
         lv[n++] = (bw_level){"l2", "the whole L2 (data across its partitions, ld.global.cg)",
-                             "_whole", MT_PATH_GLOBAL_CG, whole, 1u << MT_STREAM_READ, 0};
+                             "_whole", MT_PATH_GLOBAL_CG, whole, 1u << MT_STREAM_READ, 0,
+                             (c->be->ops->caps & MT_CAP_STREAM_BALANCED) != 0};
     /* Within a partition: data below one partition (every partition can
      * hold all of it), a few SMs on each line so that most of their
      * requests reach the slices (on the H100 91-97%, ncu; docs/method.md):
@@ -772,7 +793,7 @@ static int l2_levels(mt_probe_ctx *c, bw_level *lv, int n, uint64_t l2_sm, uint6
         uint64_t sm = 0, d = l2_part_data(c, bw_l2_part_eighths[i], &sm);
         if (d)
             lv[n++] = (bw_level){"l2", within, "_partition", MT_PATH_GLOBAL_CG, sm,
-                                 1u << MT_STREAM_READ, d};
+                                 1u << MT_STREAM_READ, d, 0};
     }
     return n;
 }
@@ -849,12 +870,12 @@ static mt_err bandwidth(mt_probe_ctx *c)
                        (size->confidence >= MT_CONF_TRUSTED || narrow);
         if (s->present && trusted && fp >= 4096)
             lv[n++] = (bw_level){mt_cache_key(local[i].id), local[i].what, "", local[i].path, fp,
-                                 local[i].ops, 0};
+                                 local[i].ops, 0, 0};
     }
     uint64_t shared_lim = c->dev.path_limit_bytes[MT_PATH_SHARED];
     uint64_t fb = pow2_floor(shared_lim / 2 < BW_SHARED_BLOCK ? shared_lim / 2 : BW_SHARED_BLOCK);
     if (fb >= 1024)
-        lv[n++] = (bw_level){"shared", "shared memory", "", MT_PATH_SHARED, fb, rwc, 0};
+        lv[n++] = (bw_level){"shared", "shared memory", "", MT_PATH_SHARED, fb, rwc, 0, 0};
     /* The L2: half of the partition one SM uses. */
     const mt_finding *part = mt_get(c, "l2", "partition_size");
     uint64_t l2 = c->dev.l2_bytes;
@@ -878,7 +899,7 @@ static mt_err bandwidth(mt_probe_ctx *c)
     while (dram_sm && (dram_sm * S < BW_DRAM_L2_TIMES * l2))
         dram_sm *= 2;
     if (l2 && dram_sm && (!lim || 2 * dram_sm * S + (uint64_t)BW_MAX_CONFIGS * BW_RUN_SHIFT <= lim))
-        lv[n++] = (bw_level){"dram", "DRAM (ld.global.cg)", "", MT_PATH_GLOBAL_CG, dram_sm, rwc, 0};
+        lv[n++] = (bw_level){"dram", "DRAM (ld.global.cg)", "", MT_PATH_GLOBAL_CG, dram_sm, rwc, 0, 0};
     mt_err err;
     for (int i = 0; i < n; i++) {
         mt_mark_probed(c, lv[i].key);

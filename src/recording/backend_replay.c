@@ -38,6 +38,7 @@ typedef struct {
      * experiment in the same bucket, ascending (recorded) order. */
     size_t *head, *next;
     size_t n_buckets;
+    mt_backend_ops ops; /* replay_ops plus replay_caps() of this recording */
 } replay_impl;
 
 static const mt_backend_ops replay_ops;
@@ -74,7 +75,8 @@ static int exp_equal(const mt_experiment *a, const mt_experiment *b)
         const mt_stream *x = &a->u.stream, *y = &b->u.stream;
         if (x->op != y->op || x->blocks != y->blocks || x->threads != y->threads ||
             x->vector_bytes != y->vector_bytes || x->bytes != y->bytes ||
-            x->repeats != y->repeats || x->in_flight != y->in_flight)
+            x->repeats != y->repeats || x->in_flight != y->in_flight ||
+            x->balanced != y->balanced)
             return 0;
     }
     if (a->kind == MT_KIND_BANKS || a->kind == MT_KIND_ACCESS) { /* both an mt_banks */
@@ -134,6 +136,8 @@ static void describe(const mt_experiment *e, char *buf, size_t n)
             (int)e->u.stream.op, e->u.stream.blocks, e->u.stream.threads,
             e->u.stream.vector_bytes, e->u.stream.in_flight,
             (unsigned long long)e->u.stream.bytes, e->u.stream.repeats);
+    if (e->kind == MT_KIND_STREAM && e->u.stream.balanced)
+        PUT(" balanced=%u", e->u.stream.balanced);
     if (e->kind == MT_KIND_BANKS || e->kind == MT_KIND_ACCESS)
         PUT(" %s word_bytes=%u threads=%u", mt_kind_name(e->kind), e->u.banks.word_bytes,
             e->u.banks.n_threads);
@@ -397,6 +401,9 @@ static mt_err parse_params(const mt_csv *c, mt_experiment *x, mt_errinfo *ei)
     size_t nopt = 1;
     if (x->kind == MT_KIND_CHASE)
         keys[nkeys + 1] = "together", dst[nkeys + 1] = &together, nopt = 2;
+    /* A stream may be balanced (since backend 2.11). */
+    if (x->kind == MT_KIND_STREAM)
+        keys[nkeys + 1] = "balanced", dst[nkeys + 1] = &x->u.stream.balanced, nopt = 2;
     int seen[8] = {0};
     const char *p = s;
     while (*p) {
@@ -945,8 +952,13 @@ static void rp_destroy(mt_backend *b)
     free(b);
 }
 
-/* Whatever the recording holds, replay can answer both kinds the format
- * stores; an experiment that was not recorded is MT_ERR_REPLAY. */
+/* Whatever the recording holds, replay can answer the kinds the format
+ * stores; an experiment that was not recorded is MT_ERR_REPLAY.  A
+ * recording that holds evict experiments (since 2.9) or balanced streams
+ * (since 2.11) also announces them (replay_caps).  One without (made
+ * before, or by a run that needed none) does not: the L2 geometry and the
+ * whole-L2 read then take the path they took when it was recorded instead
+ * of asking for experiments nobody ran. */
 static const mt_backend_ops replay_ops = {
     .api_version = MT_BACKEND_API_VERSION,
     .name = "replay",
@@ -957,27 +969,18 @@ static const mt_backend_ops replay_ops = {
     .run_batch = rp_run_batch,
     .destroy = rp_destroy,
 };
-/* A recording that holds evict experiments (since 2.9) also announces
- * them.  One without (made before, or by a run that needed none) does
- * not: the L2 geometry then takes the path it took when it was recorded
- * instead of asking for eviction tests nobody ran. */
-static const mt_backend_ops replay_ops_evict = {
-    .api_version = MT_BACKEND_API_VERSION,
-    .name = "replay",
-    .caps = MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK | MT_CAP_CARVEOUT | MT_CAP_STREAM |
-            MT_CAP_STREAM_CHASE | MT_CAP_STREAM_SHARED_DATA | MT_CAP_BANKS | MT_CAP_CLUSTER | MT_CAP_ICACHE | MT_CAP_ACCESS |
-            MT_CAP_EVICT | MT_CAP_TOGETHER,
-    .get_info = rp_get_info,
-    .run_batch = rp_run_batch,
-    .destroy = rp_destroy,
-};
 
-static int holds_evict(const replay_impl *r)
+/* The capabilities that depend on what the recording holds. */
+static unsigned replay_caps(const replay_impl *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    unsigned caps = 0;
+    for (size_t i = 0; i < r->n; i++) {
         if (r->exps[i].kind == MT_KIND_EVICT)
-            return 1;
-    return 0;
+            caps |= MT_CAP_EVICT;
+        if (r->exps[i].kind == MT_KIND_STREAM && r->exps[i].u.stream.balanced)
+            caps |= MT_CAP_STREAM_BALANCED;
+    }
+    return caps;
 }
 
 mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
@@ -1030,7 +1033,9 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
         impl_free(r);
         return mt_fail(ei, MT_ERR_NOMEM, "replay: out of memory");
     }
-    b->ops = holds_evict(r) ? &replay_ops_evict : &replay_ops;
+    r->ops = replay_ops;
+    r->ops.caps |= replay_caps(r);
+    b->ops = &r->ops;
     b->impl = r;
     *out = b;
     return MT_OK;
@@ -1039,7 +1044,7 @@ mt_err mt_backend_replay_open(const char *dir, mt_backend **out, mt_errinfo *ei)
 mt_err mt_replay_recording_info(const mt_backend *replay, mt_recording_info *out,
                                 mt_errinfo *ei)
 {
-    if (!replay || (replay->ops != &replay_ops && replay->ops != &replay_ops_evict))
+    if (!replay || replay->ops->run_batch != rp_run_batch)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "not a replay backend");
     *out = ((const replay_impl *)replay->impl)->info;
     return MT_OK;

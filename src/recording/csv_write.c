@@ -143,6 +143,9 @@ static void write_experiments(FILE *f, const mt_experiment *exps, const mt_resul
         if (x->set_carveout) /* since backend 2.1; absent = the default carveout */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%scarveout=%d",
                      params[0] ? " " : "", x->carveout_percent);
+        if (x->kind == MT_KIND_STREAM && x->u.stream.balanced) /* since 2.11; absent = 0 */
+            snprintf(params + strlen(params), sizeof params - strlen(params), " balanced=%" PRIu32,
+                     x->u.stream.balanced);
         if (x->together) /* since backend 2.10; absent = run alone */
             snprintf(params + strlen(params), sizeof params - strlen(params), "%stogether=%d",
                      params[0] ? " " : "", x->together);

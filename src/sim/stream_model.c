@@ -150,7 +150,10 @@ mt_err mt_sim_stream_run(const mt_sim_spec *s, const mt_experiment *e, mt_rng *r
 {
     const mt_stream *st = &e->u.stream;
     uint32_t S = (uint32_t)s->sm_count;
-    /* Blocks go round-robin over the SMs: the busiest holds k of them. */
+    /* Blocks go round-robin over the SMs: the busiest holds k of them.  A
+     * balanced read (backend.h) hands its repeats out on demand; the
+     * model serves every SM alike, so each still reads its own share
+     * `repeats` times and the time is the same. */
     uint32_t k = (st->blocks + S - 1) / S;
     int active = (int)(st->blocks < S ? st->blocks : S);
     if ((uint64_t)k * st->threads > (uint64_t)s->max_threads_per_sm)

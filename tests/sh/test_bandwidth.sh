@@ -18,6 +18,7 @@ near() { # near FILE KEY WANT TOL: the finding is a value within TOL of WANT
   awk -v k="$2" -v w="$3" -v t="$4" '$1 == k && $2 == "value" { d = $3 - w; if (d < 0) d = -d; ok = d <= t }
     END { exit !ok }' "$1"
 }
+lacks() { ! grep -q "$1" "$2"; }
 bound_below() { # bound_below FILE KEY WANT: the finding is a lower bound at most WANT
   awk -v k="$2" -v w="$3" '$1 == k && $2 == "lower_bound" { ok = $3 > 0 && $3 <= w } END { exit !ok }' "$1"
 }
@@ -28,6 +29,9 @@ findings "$tmp/h100.json" >"$tmp/live"
 # 512 miss slots per SM.
 check "h100: near read at the L2's 5500 / 132 B/clk/SM" near "$tmp/live" l2.bw_read 41.67 1.25
 check "h100: whole-L2 read too" near "$tmp/live" l2.bw_read_whole 41.67 1.25
+check "h100: the whole-L2 read ran balanced (backend 2.11), and says so" \
+  grep -q "the whole L2 [^\"]*, balanced;" "$tmp/h100.json"
+check "h100: the recording holds balanced reads" grep -q "balanced=1" "$tmp/rec/experiments.csv"
 check "h100: the read within a partition too (the model merges no requests)" \
   near "$tmp/live" l2.bw_read_partition 41.67 1.25
 check "h100: its note names the data and the SMs reading each line" \
@@ -42,6 +46,14 @@ run_mt --replay "$tmp/rec" --only l2,l2map --bandwidth --quiet --json "$tmp/back
 check "the recording replays" rc_is 0
 findings "$tmp/back.json" >"$tmp/back"
 check "the replay gives the same findings" diff "$tmp/live" "$tmp/back"
+# A recording made before backend 2.11 (no balanced reads): its replay
+# announces none, so the whole-L2 read takes the static split it recorded.
+python3 -c 'import sys
+rows = open(sys.argv[1]).read().split("\n")
+open(sys.argv[1], "w").write("\n".join(r.replace(" balanced=1", "") for r in rows))' "$tmp/rec/experiments.csv"
+run_mt --replay "$tmp/rec" --only l2,l2map --bandwidth --quiet --json "$tmp/old.json"
+check "a recording without balanced reads replays" rc_is 0
+check "... its whole-L2 read not balanced" lacks "the whole L2 [^\"]*, balanced;" "$tmp/old.json"
 spec=$root/tests/specs/bw-gpu-bound-two-partitions.spec
 run_mt --sim "$spec" --only l2,l2map --bandwidth --quiet --json "$tmp/gpu.json"
 check "--bandwidth runs on bw-gpu-bound-two-partitions" rc_is 0

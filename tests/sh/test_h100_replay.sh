@@ -309,6 +309,16 @@ assert o["l2"]["gbps_read_partition"]["value"] >= 8351.1, o["l2"]["gbps_read_par
 assert "each line read by" in o["l2"]["gbps_read_partition"]["note"]
 assert abs(o["l2"]["gbps_read_whole"]["value"] / 8133.5 - 1) <= 0.05, o["l2"]["gbps_read_whole"]
 PY
+# Since backend 2.11 the whole-L2 read runs balanced (docs/method.md,
+# "Session 11"); a recording made before replays its static split.
+check "H100 L2: the whole-L2 read says balanced exactly when the recording holds balanced reads" \
+  $PY - "$tmp/bwtlb.json" "$tmp/rec-bwtlb/experiments.csv" <<'PY'
+import json, sys
+o = {x["key"]: x["findings"] for x in json.load(open(sys.argv[1]))["objects"]}
+held = "balanced=1" in open(sys.argv[2]).read()
+said = ", balanced;" in o["l2"]["gbps_read_whole"]["note"]
+assert held == said, (held, o["l2"]["gbps_read_whole"]["note"])
+PY
 check "H100 TLB: 16 entries of 16 MiB pages, a 9-10 cycle miss, a second level past 4000 pages, one first level per SM where measured, in all three runs" $PY - "$tmp/bwtlb.json" "$fx/report-tlb2.json" "$fx/report-tlb3.json" <<'PY'
 import json, sys
 for p in sys.argv[1:]:
