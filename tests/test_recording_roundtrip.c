@@ -148,7 +148,7 @@ static void replay_and_compare(const char *dir, mt_result *r1, mt_result *r2)
     /* Replay answers chases, sequences, clocks, streams, banks and
      * cluster, icache, access and link experiments, with or without a requested carveout, whatever
      * the recording holds (evict experiments only when it holds some:
-     * test_recording_evict.c), and chases run together (since 2.11: one
+     * test_recording_evict.c), and chases run together (since 2.10: one
      * not recorded is "not recorded"). */
     assert_int_equal(rp->ops->caps, MT_CAP_CHASE | MT_CAP_SEQUENCE | MT_CAP_CLOCK |
                                          MT_CAP_CARVEOUT | MT_CAP_STREAM | MT_CAP_STREAM_CHASE |

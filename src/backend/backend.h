@@ -1,4 +1,4 @@
-/* The backend interface, version 2.10: the only thing probes know about a GPU.
+/* The backend interface, version 2.11: the only thing probes know about a GPU.
  *
  * A backend describes its device (what a driver query would tell) and runs
  * batches of experiments, returning raw cycle samples.  Backends: cuda (real
