@@ -871,6 +871,17 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
          * the edge is lower than the scan reached; only the range is known. */
         out->kind = MT_FIND_RANGE;
         out->edge_below = true;
+        /* A thin edge with extra misses all the way down its span, or one
+         * whose misses move with the chain, is no capacity edge: the few
+         * misses a lap are conflicts of where the chain lies (an xor index
+         * over a set count no power of two conflicts long before the cache
+         * is full), and the size may lie above the range (a direct-mapped
+         * constant L1.5 of 52960 B read "below 49856 B" at confidence 1,
+         * unseen seed 2036). */
+        if ((out->edge_thin || moved) && conf > MT_CONF_CAPACITY_UNCONFIRMED) {
+            conf = MT_CONF_CAPACITY_UNCONFIRMED;
+            out->placement = moved;
+        }
     } else if (moved) {
         /* The edge moves with the chain: the capacity is at least lo, but a
          * chain placed elsewhere holds more; how much more is not known. */
@@ -946,8 +957,14 @@ static mt_finding capacity_finding(const mt_cap_result *r, const char *what)
             return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                                  "%s: %s; pooled over %d runs, "
                                  "every footprint of the %zu below the first-miss edge still "
-                                 "has extra misses: the size is below %llu B", what, edge_why(r),
-                                 EDGE_POOL_RUNS, r->edge_scanned, (unsigned long long)r->hi);
+                                 "has extra misses: %s %llu B", what, edge_why(r),
+                                 EDGE_POOL_RUNS, r->edge_scanned,
+                                 r->edge_thin || r->placement
+                                     ? "few a lap that far down (or moving with the chain) "
+                                       "are set conflicts of where the chain lies, not the "
+                                       "size, which is not established; the first were at"
+                                     : "the size is below",
+                                 (unsigned long long)r->hi);
         if (r->unconfirmed)
             return mt_find_range((double)r->lo, (double)r->hi, "B", m, r->confidence,
                                  "%s: first footprint with extra misses (binomial p=%.2g) not "
