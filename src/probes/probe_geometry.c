@@ -588,9 +588,25 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
         mt_note_threshold(c, "GEOMETRY_RANGE_CONF", GEOMETRY_RANGE_CONF,
                           "geometry: confidence of ways and sets bounded, not measured (an "
                           "index that is not modulo)");
-        fw = mt_find_range(1, (double)max_ways, "count", m, GEOMETRY_RANGE_CONF,
+        /* The range counts lines of the measured line size, and where no
+         * stride was seen to overflow its top is the size's lines: it is no
+         * surer than the line, nor than the size it then rests on (a 512 B
+         * line at 0.4 for 32 B lines made a 184-way L1.5 "1-14 ways" at
+         * 0.5, unseen seed 2134). */
+        bool top_from_size = max_ways == n_lines;
+        double ways_conf = GEOMETRY_RANGE_CONF;
+        if (t->confidence < ways_conf)
+            ways_conf = t->confidence;
+        if (top_from_size && t->size_confidence < ways_conf)
+            ways_conf = t->size_confidence;
+        fw = mt_find_range(1, (double)max_ways, "count", m, ways_conf,
                            "capacities (stride:elements, + = lower bound) %s do not follow "
                            "ways x sets / gcd(sets, stride): the index is not modulo", caps);
+        if (ways_conf < GEOMETRY_RANGE_CONF)
+            mt_finding_append_note(&fw, "in lines of %u B (line confidence %.2f)%s", line,
+                                   t->confidence,
+                                   top_from_size ? "; the top is the size's lines, no stride "
+                                                   "overflowed" : "");
         if (hash.ways && hash.ways > max_ways) {
             /* Any W lines fit in any index, so W is at most every stride's
              * capacity: an eviction set larger than one of them has
