@@ -13,6 +13,10 @@
 
 /* Smallest fill unit a stride-4 miss-spacing test can tell (4 B words). */
 #define MIN_FILL_BYTES 4
+/* Fewest elements the constant L1's capacity reference is halved to when
+ * it misses (the L1's REF_MIN_ELEMENTS): fewer would make a pair of
+ * conflicting lines look like the size. */
+#define CONST_REF_MIN_ELEMENTS 4u
 /* Loads timed of each chain that thrashes the constant L1. */
 #define L15_REFERENCE_LOADS 1024
 /* Confidence of an L1.5 latency whose class the L1's hit threshold cut
@@ -175,7 +179,22 @@ static mt_err probe_constant(mt_probe_ctx *c)
     mt_cap_request q = {
         .path = MT_PATH_CONSTANT, .stride = s1->sector, .start = 512, .limit = limit,
         .granule = s1->sector, .ref_footprint = 256, .hit_threshold = NAN,
+        /* The reference's own hit threshold passes its misses as hits: a
+         * reference of a few lines that conflict (an xor index over a set
+         * count no power of two, whose fold changes between two of the
+         * bank's first lines) missed half its loads, no footprint missed
+         * more, and a 1856 B L1 read "> 64 KiB" with confidence 1 (unseen
+         * seed 1770).  The warm chain's threshold (16 loads a line, so at
+         * most one in 16 misses) judges whether the reference fits; one that
+         * does not is halved, and one that never fits caps the size's
+         * confidence (mt_cap_result.ref_missed). */
+        .fit_threshold = s1->hit_threshold, .ref_min_bytes = CONST_REF_MIN_ELEMENTS * s1->sector,
+        /* Thin edges (EDGE_THIN_MISSES) re-tested in pooled runs, as for
+         * the L1. */
+        .pool_edge = 1,
     };
+    mt_note_threshold(c, "MT_CAP_REF_MAX_MISS_SHARE", MT_CAP_REF_MAX_MISS_SHARE,
+                      "capacity search: a reference with more misses than this share is halved");
     mt_cap_result cap;
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;
@@ -360,6 +379,10 @@ static mt_err probe_constant(mt_probe_ctx *c)
         return MT_OK;
     }
     q = (mt_cap_request){
+        /* A thin edge (Fermi's fixed victim way one line over: 2 misses a
+         * lap) is re-tested in pooled runs (EDGE_THIN_MISSES): it read 2
+         * lines (3.2%) over a 60-line L1.5 (unseen seed 1934). */
+        .pool_edge = 1,
         /* At the L1's fill-unit stride every byte of the footprint is asked
          * of the L1.5 (at its line stride only one fill unit per line is,
          * and an L1.5 with smaller lines would seem larger by line / fill). */

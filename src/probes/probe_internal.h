@@ -261,6 +261,7 @@ typedef struct {
     size_t edge_scanned;
     uint64_t edge_moved;
     bool edge_below;
+    bool edge_thin;       /* the re-test ran because the edge was thin (EDGE_THIN_MISSES) */
     /* front_threshold: the first doubling footprint whose loads past the
      * cache in front were slower than the reference's (hidden_hi, 0: none),
      * the one before it (or the reference: hidden_lo), and their medians. */
