@@ -189,6 +189,39 @@ static void h100_rule_with_groups_and_partial_warps(void **state)
     assert_true(f.per_partial == 0);
 }
 
+/* The standard error of a cost follows the levels' (seed 2196's noisy L2:
+ * three partial warps and a partial-warp cost 1.2 cycles off the truth).
+ * With precise levels every cost is pinned; with the partial warps' levels
+ * as noisy as an L2's (se 0.6), the partial-warp cost's own standard error
+ * forbids pinning it, whatever the accepted models agree on. */
+static void cost_standard_error_follows_the_levels(void **state)
+{
+    (void)state;
+    static const double level[] = {37, 37, 39, 43, 52, 70, 106, 106, 106, 106, 106,
+                                   37, 37, 37, 37, 37, 40, 40, 40, 39, 41, 44, 44, 38, 39};
+    mt_access_pattern p[32];
+    size_t n = patterns(p);
+    p[n++] = strided(5, 0, 32);
+    p[n++] = strided(9, 0, 32);
+    mt_bank_level lv[32];
+    for (size_t i = 0; i < n; i++)
+        lv[i] = (mt_bank_level){level[i], 0.05};
+    mt_access_fit f;
+    mt_errinfo ei = {{0}};
+    assert_int_equal(mt_access_fit_levels(p, lv, n, &f, &ei), MT_OK);
+    assert_true(f.partial_se > 0 && f.partial_se < 0.05);
+    assert_true(mt_access_cost_pinned(f.partial_lo, f.partial_hi, f.partial_se));
+    assert_true(mt_access_cost_pinned(f.pass_lo, f.pass_hi, f.pass_se));
+    for (size_t i = 16; i < 19; i++)
+        lv[i].se = 0.6;
+    assert_int_equal(mt_access_fit_levels(p, lv, n, &f, &ei), MT_OK);
+    /* Three levels of se 0.6 each: the term's mean has at least 0.6 / sqrt 3. */
+    assert_true(f.partial_se >= 0.6 / sqrt(3.0) - 1e-9);
+    assert_false(mt_access_cost_pinned(f.partial_lo, f.partial_hi, f.partial_se));
+    /* The pass cost rests on the other, precise levels: still pinned. */
+    assert_true(mt_access_cost_pinned(f.pass_lo, f.pass_hi, f.pass_se));
+}
+
 static void nothing_costs(void **state)
 {
     (void)state;
@@ -213,6 +246,7 @@ int main(void)
         cmocka_unit_test(finds_sector_and_line),
         cmocka_unit_test(finds_bank_wavefronts),
         cmocka_unit_test(h100_l1_levels),
+        cmocka_unit_test(cost_standard_error_follows_the_levels),
         cmocka_unit_test(h100_rule_with_groups_and_partial_warps),
         cmocka_unit_test(nothing_costs),
     };

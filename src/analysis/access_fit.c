@@ -2,6 +2,7 @@
 #include "access_fit.h"
 
 #include <math.h>
+#include <string.h>
 
 uint32_t mt_access_units(const mt_access_pattern *p, uint32_t unit)
 {
@@ -81,7 +82,7 @@ typedef struct {
 } candidate;
 
 typedef struct {
-    double coef[COLS], sse, worst;
+    double coef[COLS], se[COLS], sse, worst;
     int within; /* accepted */
 } cand_fit;
 
@@ -93,6 +94,33 @@ static void columns(const mt_access_pattern *p, candidate c, double x[COLS])
     x[1] = c.g ? ceil((double)mt_access_units(p, c.g) / c.k) - 1 : 0;
     x[2] = (double)(c.line ? mt_access_units(p, c.line) : mt_access_wavefronts(p, c.row)) - 1;
     x[3] = c.partial && p->n < MT_ACCESS_WARP ? 1 : 0;
+}
+
+/* Standard errors of the fitted coefficients from the levels' own: the
+ * coefficients are linear in the levels, coef = (X'X)^-1 X' y, so
+ * var(coef_j) = sum_i (row j of (X'X)^-1 X')_i^2 x se_i^2.  A column left
+ * out (unused) has none. */
+static void coefficient_se(const double normal[COLS][COLS], const int used[COLS],
+                           double xs[][COLS], const mt_bank_level *lv, size_t n, double se[COLS])
+{
+    double inv[COLS][COLS]; /* inv[j] = column j of (X'X)^-1 (symmetric: its row j) */
+    for (int j = 0; j < COLS; j++) {
+        double a[COLS][COLS], e[COLS] = {0};
+        memcpy(a, normal, sizeof a);
+        e[j] = 1;
+        if (solve(a, e, inv[j]))
+            memset(inv[j], 0, sizeof inv[j]);
+    }
+    for (int j = 0; j < COLS; j++) {
+        double var = 0;
+        for (size_t i = 0; i < n && used[j]; i++) {
+            double w = 0;
+            for (int k = 0; k < COLS; k++)
+                w += used[k] ? inv[j][k] * xs[i][k] : 0;
+            var += w * w * lv[i].se * lv[i].se;
+        }
+        se[j] = sqrt(var);
+    }
 }
 
 static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
@@ -120,11 +148,14 @@ static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, s
         if (!used[j])
             ata[j][j] = 1, atb[j] = 0;
     for (int j = 0; j < COLS; j++)
-        f->coef[j] = 0;
+        f->coef[j] = f->se[j] = 0;
     f->within = 0;
     f->sse = f->worst = INFINITY;
+    double normal[COLS][COLS];
+    memcpy(normal, ata, sizeof normal); /* solve() reduces its matrix in place */
     if (solve(ata, atb, f->coef))
         return; /* two counts are one over these patterns: no fit */
+    coefficient_se(normal, used, xs, lv, n, f->se);
     f->sse = f->worst = 0;
     f->within = 1;
     /* A level may miss by up to MT_ACCESS_FIT_PASS_SHARE of the cheapest
@@ -195,8 +226,15 @@ static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t
         out->sector_group = c.g ? c.k : 1;
         out->base = f.coef[0], out->per_sector = f.coef[1], out->per_pass = f.coef[2];
         out->per_partial = f.coef[3];
+        out->sector_se = f.se[1], out->pass_se = f.se[2], out->partial_se = f.se[3];
         out->max_residual = f.worst;
     }
+}
+
+int mt_access_cost_pinned(double lo, double hi, double se)
+{
+    return hi - lo <= MT_ACCESS_COST_SPREAD_CYCLES &&
+           MT_ACCESS_COST_SE_FACTOR * se <= MT_ACCESS_COST_SPREAD_CYCLES;
 }
 
 mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,

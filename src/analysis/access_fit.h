@@ -55,6 +55,11 @@
  * resolution of a cost, so the value given is within it whichever
  * accepted candidate is the truth. */
 #define MT_ACCESS_COST_SPREAD_CYCLES 0.5
+/* ... and the best candidate's cost must be that precise itself: this
+ * many of its standard errors (propagated from the levels') within
+ * MT_ACCESS_COST_SPREAD_CYCLES, so a noisy level cannot move a cost by
+ * more than the issue's cycle unnoticed (2: about a 95% interval). */
+#define MT_ACCESS_COST_SE_FACTOR 2.0
 /* A candidate with a sector term is accepted only when its sector and its
  * pass each cost at least this: half the simulator's smallest nonzero
  * cost (MT_SIM_MIN_ACCESS_CYCLES). */
@@ -89,6 +94,10 @@ typedef struct {
     uint32_t sector_group;  /* sectors counted in groups of this many (1: one by one) */
     double base, per_sector, per_pass; /* its fit (per_sector: per extra group) */
     double per_partial;     /* a warp with inactive threads costs this more (0: not fitted) */
+    /* Standard errors of its three costs, from the levels' standard
+     * errors (a cost is pinned only when MT_ACCESS_COST_SE_FACTOR of them
+     * fit within MT_ACCESS_COST_SPREAD_CYCLES as well). */
+    double sector_se, pass_se, partial_se;
     double max_residual;    /* its largest |level - fitted| */
     int candidates;         /* candidates tried */
     int accepted;           /* candidates accepted (0: none explains the levels) */
@@ -100,6 +109,11 @@ typedef struct {
      * where the unit is not (a zero cost per sector fits any sector). */
     double sector_lo, sector_hi, pass_lo, pass_hi, partial_lo, partial_hi;
 } mt_access_fit;
+
+/* A cost is pinned (reported as measured) when the accepted candidates'
+ * values lo..hi agree within MT_ACCESS_COST_SPREAD_CYCLES and its
+ * standard error se is small enough (MT_ACCESS_COST_SE_FACTOR). */
+int mt_access_cost_pinned(double lo, double hi, double se);
 
 /* Fits levels lv[0..n-1] of patterns p[0..n-1] (4 <= n <= 128) over every
  * candidate.  MT_ERR_INVALID_ARG outside that range. */

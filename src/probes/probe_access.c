@@ -119,6 +119,8 @@ static void note_thresholds(mt_probe_ctx *c)
                       "... or within this many standard errors of the pattern's level");
     mt_note_threshold(c, "MT_ACCESS_COST_SPREAD_CYCLES", MT_ACCESS_COST_SPREAD_CYCLES,
                       "every accepted candidate's cost per sector (line) must agree within this");
+    mt_note_threshold(c, "MT_ACCESS_COST_SE_FACTOR", MT_ACCESS_COST_SE_FACTOR,
+                      "... and this many of the cost's standard errors must fit within it too");
     mt_note_threshold(c, "MT_BANK_SPIKE_SDS", MT_BANK_SPIKE_SDS,
                       "samples this many robust sigmas above the median are timer spikes");
 }
@@ -195,24 +197,26 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                           instr, fit->group_identified ? "" : "; other groups fit as well");
         mt_set(c, key, "access_sector_group", &f);
     }
-    int partial_pinned = fit->partial_hi - fit->partial_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
+    int partial_pinned =
+        mt_access_cost_pinned(fit->partial_lo, fit->partial_hi, fit->partial_se);
     f = mt_find_value(fit->per_partial, "cycles", MT_SRC_MEASURED, "access-unit-fit",
                       partial_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
                       "%s: a request by fewer than 32 threads, the others predicated off "
-                      "(accepted models: %.2f..%.2f)",
-                      instr, fit->partial_lo, fit->partial_hi);
+                      "(accepted models: %.2f..%.2f; standard error %.2f)",
+                      instr, fit->partial_lo, fit->partial_hi, fit->partial_se);
     mt_set(c, key, "access_partial_cycles", &f);
-    int sec_pinned = fit->sector_hi - fit->sector_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
-    int pass_pinned = fit->pass_hi - fit->pass_lo <= MT_ACCESS_COST_SPREAD_CYCLES;
+    int sec_pinned = mt_access_cost_pinned(fit->sector_lo, fit->sector_hi, fit->sector_se);
+    int pass_pinned = mt_access_cost_pinned(fit->pass_lo, fit->pass_hi, fit->pass_se);
     f = mt_find_value(fit->per_sector, "cycles", MT_SRC_MEASURED, "access-unit-fit",
                       sec_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                      "%s: per extra sector touched (accepted models: %.2f..%.2f)", instr,
-                      fit->sector_lo, fit->sector_hi);
+                      "%s: per extra sector touched (accepted models: %.2f..%.2f; standard "
+                      "error %.2f)",
+                      instr, fit->sector_lo, fit->sector_hi, fit->sector_se);
     mt_set(c, key, "access_sector_cycles", &f);
     f = mt_find_value(fit->per_pass, "cycles", MT_SRC_MEASURED, "access-unit-fit",
                       pass_pinned ? ACCESS_CONF : MT_CONF_INCONSISTENT,
-                      "%s: per extra pass (accepted models: %.2f..%.2f)", instr, fit->pass_lo,
-                      fit->pass_hi);
+                      "%s: per extra pass (accepted models: %.2f..%.2f; standard error %.2f)",
+                      instr, fit->pass_lo, fit->pass_hi, fit->pass_se);
     mt_set(c, key, "access_pass_cycles", &f);
     f = mt_find_value(fit->base, "cycles", MT_SRC_MEASURED, "access-unit-fit", ACCESS_CONF,
                       "%s: a warp request of one sector and one pass (the fit's intercept; "
