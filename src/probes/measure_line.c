@@ -285,7 +285,6 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     double resident[6] = {0}; /* most elements held at strides[i] */
     double ref_missed_share = 0; /* a skipped stride's reference miss share */
     uint32_t ref_missed_stride = 0;
-    bool ref_conflicted = false;
     for (size_t i = 0; i < ns; i++) {
         uint32_t s = strides[i];
         uint64_t expect = (uint64_t)((double)cap / sector * s); /* if line == sector */
@@ -334,11 +333,6 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
              * misses are an excess over the reference's, no capacity. */
             ref_missed_share = r.ref_miss_share;
             ref_missed_stride = s;
-            /* A reference of no more bytes than the size fits it whatever
-             * the line (elements at least a line apart take less, shorter
-             * lines no more): its misses are set conflicts, which may have
-             * ended the sector-stride search early too. */
-            ref_conflicted |= q.ref_footprint <= cap;
             continue;
         }
         resident[i] = r.most_resident;
@@ -356,23 +350,18 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             best_s = s;
         }
     }
-    if (ref_missed_stride)
+    if (best_s == 0 && ref_missed_stride) {
+        /* Every stride's reference missed: a line longer than the strides
+         * (or conflicts of the reference's elements); nothing bounds it
+         * from above but the path. */
         mt_note_threshold(c, "MT_CAP_REF_MAX_MISS_SHARE", MT_CAP_REF_MAX_MISS_SHARE,
                           "capacity search: a reference with more misses than this share is "
                           "halved");
-    if (ref_conflicted)
-        doubt_size_why(c, key, MT_CONF_LINE_NOT_POW2,
-                       "line test: a reference of fewer bytes than this size missed at a wider "
-                       "stride: set conflicts, which may end a chain before the cache is full");
-    if (best_s == 0 && ref_missed_stride) {
-        /* Every stride's reference missed: a line longer than the strides
-         * or set conflicts of the reference's elements; nothing bounds the
-         * line from above but the path. */
         line = mt_find_range(sector, (double)limit, "B", "capacity-ratio", MT_CONF_INCONSISTENT,
                              "the all-hit reference chain missed at every stride tried (%.1f%% "
-                             "of its loads at %u B, over MT_CAP_REF_MAX_MISS_SHARE): a line "
-                             "longer than the strides (the elements then cover more bytes of "
-                             "lines than the cache holds) or set conflicts",
+                             "of its loads at %u B, over MT_CAP_REF_MAX_MISS_SHARE): its "
+                             "elements cover more bytes of lines than the cache holds, so the "
+                             "line may be longer than the strides",
                              100 * ref_missed_share, ref_missed_stride);
         mt_set(c, key, "line", &line);
         return MT_OK;
