@@ -46,6 +46,19 @@ typedef struct {
 } mt_fit_above;
 mt_fit_above mt_largest_fit_above(const uint64_t *fp, const bool *missed, size_t n,
                                   uint64_t above);
+/* The most bytes of a cyclic chain a cache is shown to hold by the misses
+ * of footprints fp[i] timed over loads[i] loads with misses[i] of them
+ * misses, at `stride`: at least fp - miss_bytes x misses a whole lap (each
+ * miss brings in at most miss_bytes), the largest over the footprints with
+ * a whole lap timed (held_bound.c).  found: some footprint had one. */
+typedef struct {
+    bool found;
+    double bytes;          /* the bound, >= 0 */
+    double misses_per_lap; /* at the footprint that gave it */
+    uint64_t footprint;
+} mt_held_bound;
+mt_held_bound mt_held_bytes_bound(const uint64_t *fp, const size_t *loads, const size_t *misses,
+                                  size_t n, uint32_t stride, uint32_t miss_bytes);
 /* Up to max_points footprints evenly spaced in (lo, hi], each a multiple of
  * granule and strictly increasing; hi is always the last point.  With
  * (hi - lo) / granule <= max_points every granule step is included.

@@ -443,6 +443,28 @@ static void note_resident(mt_cap_result *out, const mt_cap_request *q, const uin
     }
 }
 
+/* A lower bound the misses allow (mt_cap_request.miss_bytes,
+ * mt_held_bytes_bound): below the largest footprint where its misses, or
+ * those of a smaller one, can have brought in more than the difference. */
+static void pigeonhole_bound(const mt_cap_request *q, const uint64_t *fps,
+                             const mt_miss_excess *miss, size_t n, mt_cap_result *out)
+{
+    size_t loads[MAX_DOUBLING], misses[MAX_DOUBLING];
+    if (n > MAX_DOUBLING)
+        n = MAX_DOUBLING; /* the doubling's footprints: never more */
+    for (size_t i = 0; i < n; i++) {
+        loads[i] = miss[i].n_test;
+        misses[i] = miss[i].misses_test;
+    }
+    mt_held_bound b = mt_held_bytes_bound(fps, loads, misses, n, q->stride, q->miss_bytes);
+    if (!b.found || b.bytes >= (double)out->lo)
+        return;
+    out->lo = mt_round_down((uint64_t)b.bytes, q->granule ? q->granule : 1);
+    out->bound_misses = b.misses_per_lap;
+    out->bound_misses_fp = b.footprint;
+    out->bound_miss_bytes = q->miss_bytes;
+}
+
 /* The counts behind p_detect (mt_cap_result). */
 static void note_edge(mt_cap_result *out, const mt_miss_excess *m, size_t nref)
 {
@@ -743,6 +765,7 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
         }
     }
     out->hit_threshold = thr;
+    out->ref_miss_share = share_above(ref, nref, thr);
 
     size_t np = mt_plan_doubling(q->start, q->limit, pts, MAX_DOUBLING);
     if (np == 0 && q->limit > q->ref_footprint) /* start beyond the limit: the limit alone */
@@ -777,8 +800,10 @@ mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_resul
     }
     if (first == np) {
         out->kind = MT_FIND_LOWER_BOUND;
-        out->lo = pts[np - 1];
+        out->lo = out->bound_fp = pts[np - 1];
         out->confidence = 1.0 - MT_KS_ALPHA;
+        if (q->miss_bytes)
+            pigeonhole_bound(q, pts, miss, np, out);
         if (q->front_threshold > 0)
             err = hidden_misses(c, q, ref, nref, &doubling, out);
         goto done;
@@ -998,6 +1023,14 @@ static mt_finding capacity_finding(const mt_cap_result *r, const char *what)
     const char *m = "pchase-fine+doubling+kary+binomial+opt-ks";
     switch (r->kind) {
     case MT_FIND_LOWER_BOUND:
+        if (r->lo < r->bound_fp)
+            return mt_find_bound((double)r->lo, "B", m, r->confidence,
+                                 "%s: no significant extra misses up to the %llu B limit of "
+                                 "this path, but %.1f misses a lap at %llu B, each bringing "
+                                 "at most %u B (the fill unit), leave only this much held "
+                                 "(pigeonhole)", what, (unsigned long long)r->bound_fp,
+                                 r->bound_misses, (unsigned long long)r->bound_misses_fp,
+                                 r->bound_miss_bytes);
         return mt_find_bound((double)r->lo, "B", m, r->confidence,
                              "%s: no misses up to the %llu B limit of this path", what,
                              (unsigned long long)r->lo);

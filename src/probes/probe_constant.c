@@ -189,6 +189,9 @@ static mt_err probe_constant(mt_probe_ctx *c)
          * does not is halved, and one that never fits caps the size's
          * confidence (mt_cap_result.ref_missed). */
         .fit_threshold = s1->hit_threshold, .ref_min_bytes = CONST_REF_MIN_ELEMENTS * s1->sector,
+        /* A bound "> bank" rests on the misses of the bank's chain: at most
+         * one fill unit (the cold misses' spacing) comes in a miss. */
+        .miss_bytes = sp.found ? sp.spacing_bytes : 0,
         /* No pooled re-test of a thin edge here (the L1.5's below has one):
          * on the H100 it found stray misses down to 1728 B and turned the
          * constant L1's 2 KiB (p = 3e-183 at its first-miss edge, five runs
@@ -401,6 +404,10 @@ static mt_err probe_constant(mt_probe_ctx *c)
          * L1.5's hit spread shows as those loads slowing down, not as
          * loads above its threshold (unseen seeds 1143 and 1167). */
         .front_threshold = s1->hit_threshold,
+        /* A bound rests on the misses of the bank's chain: at most the
+         * spacing of the L1.5's cold misses comes in a miss (the L1's fill
+         * unit where that was all it showed: the L1.5's is then smaller). */
+        .miss_bytes = sp.found ? sp.spacing_bytes : 0,
     };
     if ((err = mt_capacity_search(c, &q, &cap)) != MT_OK)
         return err;

@@ -223,6 +223,16 @@ typedef struct {
      * the reference's (mt_compare_beyond): a next level whose latency lies
      * inside this cache's hit threshold passes for hits.  0: no such test. */
     double front_threshold;
+    /* > 0: the most bytes one miss brings into this cache (its fill unit,
+     * the spacing of its cold misses).  A lower bound then claims only what
+     * the misses of the footprints timed over whole laps allow: a cache of
+     * S bytes misses at least (F - S) / miss_bytes times a lap of a chain of
+     * F bytes, whatever its policy, and the binomial test passes a few
+     * misses a lap among the reference's outliers (a random-replacement
+     * constant L1.5 of 64768 B missed 45 of the 4096 loads of the 64 KiB
+     * bank, p = 0.03, and read "> 65536 B" at confidence 1: unseen seed
+     * 2274).  0: the largest footprint is the bound. */
+    uint32_t miss_bytes;
 } mt_cap_request;
 
 typedef struct {
@@ -245,6 +255,17 @@ typedef struct {
     double share_beyond;
     uint64_t ref_used;    /* the reference footprint used (< the request's: it did not fit) */
     bool ref_missed;      /* even the smallest reference missed: confidence at most 0.3 */
+    /* Share of the reference's loads above hit_threshold: a reference that
+     * does not fit the cache (more than MT_CAP_REF_MAX_MISS_SHARE) makes
+     * every footprint's misses an excess over its own, so the edge found is
+     * no capacity (mt_measure_line skips such a stride). */
+    double ref_miss_share;
+    /* LOWER_BOUND: the largest footprint, which had no significant extra
+     * misses (bound_fp); lo is below it where miss_bytes x the misses a
+     * lap at bound_misses_fp allow no more (mt_cap_request.miss_bytes). */
+    uint64_t bound_fp, bound_misses_fp;
+    double bound_misses;
+    uint32_t bound_miss_bytes;
     /* Most elements any measured footprint kept resident: elements minus
      * misses per whole lap timed (footprints with no whole lap timed are
      * left out).  In one lap of a cyclic chain every hit was resident at
