@@ -131,6 +131,45 @@ static void the_range_holds_the_capacity(void **state)
     assert_true((double)hi < 0.9 * (double)CAPACITY);
 }
 
+/* The pigeonhole bound on what partly missing chains held (unseen seed
+ * 2518's 8 MiB partition: first misses at 7.64 MB, then 1042, 1484 and 1613
+ * of 8192 loads missed at 9.28, 9.94 and 10.51 MB, no fit above). */
+static void partly_missing_chains_bound_what_was_held(void **state)
+{
+    (void)state;
+    const uint64_t fp[] = {7554304, 7636416, 9278656, 9935552, 10511872, 21023744};
+    const size_t misses[] = {42, 172, 1042, 1484, 1613, 5857};
+    const size_t n[] = {8192, 8192, 8192, 8192, 8192, 8192};
+    mt_held_bound h = mt_held_lower_bound(fp, misses, n, 6, 3.0);
+    /* 10.51 MB at 19.7% (+3 errors: 21.1%): at least 8.3 MB held, above
+     * the first misses and at or below the true 8388608 B. */
+    assert_int_equal(h.fp, 10511872);
+    assert_true(h.held > 8200000 && h.held <= 8388608);
+    assert_true(h.share_hi > 1613.0 / 8192 && h.share_hi < 0.22);
+    /* Without the errors the share is the sample's: a larger bound. */
+    mt_held_bound raw = mt_held_lower_bound(fp, misses, n, 6, 0.0);
+    assert_true(raw.held > h.held);
+    assert_int_equal(raw.held, (uint64_t)(10511872.0 * (1 - 1613.0 / 8192)));
+}
+
+/* No misses still leave the share's upper bound: a fit is not taken whole;
+ * runs without timed loads, or NULL arrays, bound nothing. */
+static void held_bound_edge_cases(void **state)
+{
+    (void)state;
+    const uint64_t fp[] = {1000000, 2000000};
+    const size_t none[] = {0, 0}, n[] = {8192, 0};
+    mt_held_bound h = mt_held_lower_bound(fp, none, n, 2, 3.0);
+    assert_int_equal(h.fp, 1000000);
+    assert_true(h.held < 1000000 && h.held > 998000);
+    assert_true(h.share_hi > 0);
+    const size_t all[] = {8192, 0};
+    h = mt_held_lower_bound(fp, all, n, 2, 3.0);
+    assert_int_equal(h.held, 0);
+    h = mt_held_lower_bound(NULL, none, n, 2, 3.0);
+    assert_int_equal(h.held, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +177,8 @@ int main(void)
         cmocka_unit_test(fit_above_the_first_misses_is_found),
         cmocka_unit_test(a_repeat_that_missed_is_no_fit),
         cmocka_unit_test(the_range_holds_the_capacity),
+        cmocka_unit_test(partly_missing_chains_bound_what_was_held),
+        cmocka_unit_test(held_bound_edge_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

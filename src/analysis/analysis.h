@@ -46,6 +46,23 @@ typedef struct {
 } mt_fit_above;
 mt_fit_above mt_largest_fit_above(const uint64_t *fp, const bool *missed, size_t n,
                                   uint64_t above);
+/* The most a cache was shown to hold by chains that missed in part
+ * (pigeonhole): a lap of a chain of fp bytes at one load per fill unit
+ * touches fp / stride units, and a cache of C bytes holds at most
+ * C / stride of them, so at least (fp - C) / stride loads a lap miss; a
+ * miss share s then gives C >= fp (1 - s).  Over runs fp[i] with misses[i]
+ * of n[i] timed loads (the timer's outliers counted as misses, which only
+ * lowers the bound), s is taken at the upper Wilson bound of z errors; the
+ * largest bound (held, 0 when no run has timed loads), its footprint and
+ * that share.  The timed loads are a window of the lap: where misses
+ * gather outside it the bound reads high, which only widens a range whose
+ * top it is (fit_above.c). */
+typedef struct {
+    uint64_t held, fp;
+    double share_hi;
+} mt_held_bound;
+mt_held_bound mt_held_lower_bound(const uint64_t *fp, const size_t *misses, const size_t *n,
+                                  size_t count, double z);
 /* Up to max_points footprints evenly spaced in (lo, hi], each a multiple of
  * granule and strictly increasing; hi is always the last point.  With
  * (hi - lo) / granule <= max_points every granule step is included.

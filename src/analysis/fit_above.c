@@ -3,7 +3,11 @@
  * on where its lines fall as well as on how many there are: a chain can
  * miss while a larger one fits (the H100's L2: one SM's chains missed at
  * 21.3 MB and fitted at 22.9-24.4 MB).  The cache then holds at least the
- * largest fit, and the first misses only say where this chain conflicted. */
+ * largest fit, and the first misses only say where this chain conflicted.
+ * Where nothing above fits whole, chains that missed in part still bound
+ * what the cache held (mt_held_lower_bound, pigeonhole). */
+#include <math.h>
+
 #include "analysis.h"
 
 /* A footprint counts as a fit only if none of its runs missed: a repeat
@@ -28,5 +32,37 @@ mt_fit_above mt_largest_fit_above(const uint64_t *fp, const bool *missed, size_t
     for (size_t i = 0; i < n && r.fit; i++)
         if (missed[i] && fp[i] > r.fit && (!r.miss || fp[i] < r.miss))
             r.miss = fp[i];
+    return r;
+}
+
+/* Wilson score upper bound of a binomial share: k of n, z errors.  Unlike
+ * p + z se it stays above 0 when k = 0 (a chain with no misses in its
+ * sample may still miss a few a lap). */
+static double share_upper(size_t k, size_t n, double z)
+{
+    double p = (double)k / (double)n, z2 = z * z, d = 1 + z2 / (double)n;
+    double mid = p + z2 / (2 * (double)n);
+    double half = z * sqrt(p * (1 - p) / (double)n + z2 / (4 * (double)n * (double)n));
+    double u = (mid + half) / d;
+    return u > 1 ? 1 : u;
+}
+
+mt_held_bound mt_held_lower_bound(const uint64_t *fp, const size_t *misses, const size_t *n,
+                                  size_t count, double z)
+{
+    mt_held_bound r = {0, 0, NAN};
+    if (!fp || !misses || !n)
+        return r;
+    for (size_t i = 0; i < count; i++) {
+        if (!n[i] || misses[i] > n[i])
+            continue;
+        double u = share_upper(misses[i], n[i], z);
+        uint64_t held = (uint64_t)floor((double)fp[i] * (1 - u));
+        if (held > r.held) {
+            r.held = held;
+            r.fp = fp[i];
+            r.share_hi = u;
+        }
+    }
     return r;
 }
