@@ -46,19 +46,30 @@ typedef struct {
 } mt_fit_above;
 mt_fit_above mt_largest_fit_above(const uint64_t *fp, const bool *missed, size_t n,
                                   uint64_t above);
-/* The most bytes of a cyclic chain a cache is shown to hold by the misses
- * of footprints fp[i] timed over loads[i] loads with misses[i] of them
- * misses, at `stride`: at least fp - miss_bytes x misses a whole lap (each
- * miss brings in at most miss_bytes), the largest over the footprints with
- * a whole lap timed (held_bound.c).  found: some footprint had one. */
+/* The most bytes of a cyclic chain a cache is shown to hold by its misses
+ * (pigeonhole, held_bound.c): a cache of C bytes holds at most C bytes of a
+ * chain of fp bytes when a lap begins, so a lap brings in at least fp - C
+ * bytes, at most miss_bytes (the fill unit) a miss, whatever the
+ * replacement policy: C >= fp - miss_bytes x misses a lap.  Footprints
+ * fp[i], loads[i] timed at `stride` with misses[i] of them misses:
+ * - a whole lap or more timed: the misses a lap are counted (timer
+ *   outliers only add misses, so they only lower the bound);
+ * - a window of a lap (only when `windows`): its miss share, taken at the
+ *   upper Wilson bound of z errors, stands for the lap's.  Where misses
+ *   gather outside the window the bound reads high, so a window's bound
+ *   may only widen a range whose top it is, never be claimed as a lower
+ *   bound.
+ * The largest bound over the footprints; found: some footprint gave one. */
 typedef struct {
     bool found;
     double bytes;          /* the bound, >= 0 */
     double misses_per_lap; /* at the footprint that gave it */
+    double share_hi;       /* the miss share taken there (a window's: z errors up) */
     uint64_t footprint;
 } mt_held_bound;
 mt_held_bound mt_held_bytes_bound(const uint64_t *fp, const size_t *loads, const size_t *misses,
-                                  size_t n, uint32_t stride, uint32_t miss_bytes);
+                                  size_t n, uint32_t stride, uint32_t miss_bytes, bool windows,
+                                  double z);
 /* Up to max_points footprints evenly spaced in (lo, hi], each a multiple of
  * granule and strictly increasing; hi is always the last point.  With
  * (hi - lo) / granule <= max_points every granule step is included.

@@ -3,7 +3,9 @@
  * on where its lines fall as well as on how many there are: a chain can
  * miss while a larger one fits (the H100's L2: one SM's chains missed at
  * 21.3 MB and fitted at 22.9-24.4 MB).  The cache then holds at least the
- * largest fit, and the first misses only say where this chain conflicted. */
+ * largest fit, and the first misses only say where this chain conflicted.
+ * Where nothing above fits whole, chains that missed in part still bound
+ * what the cache held (mt_held_bytes_bound, held_bound.c). */
 #include "analysis.h"
 
 /* A footprint counts as a fit only if none of its runs missed: a repeat

@@ -294,6 +294,11 @@ typedef struct {
      * the first eviction anywhere from lo to fit_above, depending on where
      * the chain lies. */
     uint64_t fit_above, miss_above;
+    /* seek_fit_above: what a run that missed in part shows the cache held
+     * (mt_held_bytes_bound), where it is above hi and above fit_above (0:
+     * none), that run's footprint and its miss share at the bound's top. */
+    uint64_t held_above, held_fp;
+    double held_share;
 } mt_cap_result;
 
 mt_err mt_capacity_search(mt_probe_ctx *c, const mt_cap_request *q, mt_cap_result *out);

@@ -90,13 +90,45 @@ static void bound_by_lines(mt_finding *f, const mt_chain_se *cse, double penalty
  * chance in 70 with 1/8 near) have no spread at all, and their mean was 18
  * cycles above the mean over the partitions at confidence 0.9 (unseen
  * random seed 1146). */
-static double two_class_se_floor(const mt_probe_ctx *c, size_t n_lines)
+static bool two_classes_known(const mt_probe_ctx *c)
 {
     const mt_finding *far = mt_get(c, "l2", "far_latency"), *near = mt_get(c, "l2", "latency");
-    if (!n_lines || far->kind != MT_FIND_VALUE || near->kind != MT_FIND_VALUE ||
-        far->confidence < MT_CONF_TRUSTED || near->confidence < MT_CONF_TRUSTED)
+    return far->kind == MT_FIND_VALUE && near->kind == MT_FIND_VALUE &&
+           far->confidence >= MT_CONF_TRUSTED && near->confidence >= MT_CONF_TRUSTED;
+}
+
+static double two_class_se_floor(const mt_probe_ctx *c, size_t n_lines)
+{
+    if (!n_lines || !two_classes_known(c))
         return 0;
+    const mt_finding *far = mt_get(c, "l2", "far_latency"), *near = mt_get(c, "l2", "latency");
     return fabs(far->value - near->value) / (2.0 * sqrt((double)n_lines));
+}
+
+/* Fewest L2 lines one run must sample when the L2 looks partitioned (one
+ * SM's capacity below the driver's L2) but its near and far classes are not
+ * both trusted: the floor above is then unknown, and a short chain's lines
+ * may all be homed in one class with no spread to show it (16 lines, all
+ * far on an L2 of eight partitions, one chance in eight: 244 cycles for 227
+ * at 0.9, unseen seed 2633).  Below it the chain runs MISS_EXTRA_RUNS more
+ * times elsewhere and the runs' spread gives the error.  256 lines pin a
+ * mean over two classes 137 cycles apart at a 1/8 share (that seed's) to a
+ * standard error of 2.8 cycles: MT_MISS_SE_Z of them, 8.5 cycles, stay
+ * within MT_MISS_PRECISION_SHARE of a 200-cycle penalty. */
+#define MISS_LINES_GAP_UNKNOWN 256u
+
+/* L2 lines among `elements` chain elements at `stride`, at the largest line
+ * the L2 probe allows (its line finding at any confidence: a range's top),
+ * else at MAX_L2_LINE_BYTES.  The H100's line reads 64-256 B in some runs,
+ * and its 2048-element chain at 128 B is then 1024 lines, not 64. */
+static size_t l2_lines_of(const mt_probe_ctx *c, size_t elements, uint32_t stride)
+{
+    const mt_finding *l = mt_get(c, "l2", "line");
+    double line = l->kind == MT_FIND_VALUE ? l->value : l->kind == MT_FIND_RANGE ? l->hi : 0;
+    if (!(line > 0) || line > MAX_L2_LINE_BYTES)
+        line = MAX_L2_LINE_BYTES;
+    size_t block = line > stride ? (size_t)(line / stride) : 1;
+    return elements / block;
 }
 
 /* The three analyses of a miss chain's samples (`runs` runs of n / runs). */
@@ -216,8 +248,10 @@ static mt_err miss_penalty(mt_probe_ctx *c, mt_cache_id id)
     err = analyse(c, s, x, n, runs, elements, stride, &st);
     /* One run sampled too few L2 lines: more runs elsewhere (only then, so
      * a GPU whose chain is long, as the H100's, runs what it always ran). */
+    bool gap_unknown = usable < c->dev.l2_bytes && !two_classes_known(c) &&
+                       l2_lines_of(c, st.cse.elements, stride) < MISS_LINES_GAP_UNKNOWN;
     if (err == MT_OK && st.mm.misses >= MT_MISS_MIN_COUNT &&
-        too_few_lines(&st.cse, st.mean - s->hit_fine)) {
+        (gap_unknown || too_few_lines(&st.cse, st.mean - s->hit_fine))) {
         if ((err = more_runs(c, &e, &x, &n, &runs)) != MT_OK) {
             free(x);
             return err;
@@ -298,6 +332,9 @@ static mt_err run(mt_probe_ctx *c)
                       "miss penalty: fewest misses a mean miss latency is taken from");
     mt_note_threshold(c, "MT_MISS_MAX_HIT_SHARE", MT_MISS_MAX_HIT_SHARE,
                       "miss penalty: a chain with more hits than this share flags the penalty");
+    mt_note_threshold(c, "MISS_LINES_GAP_UNKNOWN", MISS_LINES_GAP_UNKNOWN,
+                      "miss penalty: fewest L2 lines one run samples on a partitioned L2 whose "
+                      "near/far classes are not trusted, else more runs");
     mt_note_threshold(c, "MT_SE_MIN_BLOCKS", MT_SE_MIN_BLOCKS,
                       "miss penalty: fewest blocks of lines a standard error is taken from");
     mt_note_threshold(c, "MT_MISS_SE_Z", MT_MISS_SE_Z,
