@@ -33,6 +33,24 @@ uint32_t mt_geometry_laps_needed(double p0, uint64_t m);
 mt_err mt_geometry_count_laps(mt_probe_ctx *c, const mt_result *r, uint64_t m, double thr,
                               size_t *missed, size_t *laps);
 
+/* Laps a confirming decision is timed over at least (geometry_hash.c,
+ * confirm_members), decided by how many laps missed (below), not by
+ * whether all did.  A miss whose latency falls below the hit threshold
+ * (a next level close to the cache's hits: the texture's L2 misses at
+ * 194 +- 23 cycles against a threshold of 185, unseen seed 2462) hides,
+ * and a list that does not fit then shows a lap without a miss with
+ * chance h^k (h: the hidden share, k: its misses a lap, 1 or 2 under a
+ * random policy): over the 2-3 laps an outlier rate alone asks for, a
+ * false "fits" is likely (h = 0.35: 1 in 2), over 32 laps at most a
+ * few laps of a list that does not fit pass, far above the outliers'
+ * count, unless nearly every miss hides. */
+#define GEOMETRY_CONFIRM_LAPS 32u
+
+/* The most of `laps` laps (chance q each) that timer outliers put a miss
+ * in, at level alpha: the smallest c with P(Binomial(laps, q) > c) <
+ * alpha (laps when even every lap is that likely).  Pure. */
+uint32_t mt_geometry_outlier_laps(double q, uint32_t laps, double alpha);
+
 /* Which cache, through which load, and what a hit costs. */
 typedef struct {
     mt_path path;
@@ -52,5 +70,14 @@ typedef enum { MT_FIT_UNDECIDED = -1, MT_FIT_NO = 0, MT_FIT_YES = 1 } mt_fit_ver
 mt_err mt_geometry_lists_fit(mt_probe_ctx *c, const mt_fit_target *t, uint32_t *const *lists,
                              const uint32_t *lens, size_t n, mt_fit_verdict *verdict,
                              size_t *experiments);
+
+/* As mt_geometry_lists_fit, over at least GEOMETRY_CONFIRM_LAPS timed
+ * laps, and a list does not fit when more of its laps missed than timer
+ * outliers explain (mt_geometry_outlier_laps at GEOMETRY_ALPHA), so a
+ * list whose misses hide below the hit threshold in some laps still does
+ * not fit; undecided when the outliers alone could make every lap miss. */
+mt_err mt_geometry_lists_fit_counted(mt_probe_ctx *c, const mt_fit_target *t,
+                                     uint32_t *const *lists, const uint32_t *lens, size_t n,
+                                     mt_fit_verdict *verdict, size_t *experiments);
 
 #endif

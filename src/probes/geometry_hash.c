@@ -45,6 +45,15 @@
  *    xor over a set count that is not a power of two, a carry into bits
  *    not tested, a noisy decision) and nothing is claimed beyond what the
  *    stride search bounds.
+ * 5. Confirmation, where the masks were not recovered (no prediction then
+ *    checks W): the group tests took a member on one "fits" decision,
+ *    which a miss hidden below the hit threshold can fake (a lap without
+ *    a visible miss: an 8-way texture under a random policy read as 10
+ *    ways, unseen seed 2252).  M must not fit, and M less each line x is
+ *    decided again over GEOMETRY_CONFIRM_LAPS laps by the count of laps
+ *    that missed (geometry_fit.h): x is a member exactly when M less x
+ *    fits; the members must not fit alone (when any was dropped), and W
+ *    is their count less one.  Any other outcome: no W.
  * Bits at or above the buffer limit cannot be reached, and bits from
  * GEOMETRY_HASH_SPAN_BYTES up are not tested: the masks say nothing about
  * them (bits_tested).  An index that needs them to reach all its sets
@@ -533,6 +542,79 @@ uint32_t mt_geometry_hash_bits(uint32_t line, uint64_t limit_bytes)
     return bits;
 }
 
+/* Step 5: the members of an eviction set the recovery did not confirm,
+ * decided again by counted decisions; out->ways becomes their count less
+ * one, or 0 with out->ways_why set. */
+static mt_err confirm_members(mt_probe_ctx *c, const mt_hash_request *q, uint32_t *members,
+                              uint32_t nm, mt_hash_result *out)
+{
+    uint32_t *tmp = malloc((size_t)nm * sizeof *tmp);
+    batch b = {0};
+    mt_err err = MT_OK;
+    out->ways = 0;
+    if (!tmp || !batch_add(&b, members, nm)) {
+        err = nomem(c);
+        goto out;
+    }
+    for (uint32_t x = 0; x < nm; x++) { /* M less line x */
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < nm; k++)
+            if (k != x)
+                tmp[m++] = members[k];
+        if (!batch_add(&b, tmp, m)) {
+            err = nomem(c);
+            goto out;
+        }
+    }
+    if ((err = mt_geometry_lists_fit_counted(c, &q->target, b.lists, b.lens, b.n, b.verdict,
+                                             &out->experiments)) != MT_OK)
+        goto out;
+    uint32_t kept = 0;
+    for (size_t v = 0; v < b.n; v++)
+        if (b.verdict[v] == MT_FIT_UNDECIDED) {
+            snprintf(out->ways_why, sizeof out->ways_why, "a confirming decision over %u lines "
+                     "was left open", b.lens[v]);
+            goto out;
+        }
+    if (b.verdict[0] != MT_FIT_NO) {
+        snprintf(out->ways_why, sizeof out->ways_why, "its %u lines fit over %u laps", nm,
+                 GEOMETRY_CONFIRM_LAPS);
+        goto out;
+    }
+    for (uint32_t x = 0; x < nm; x++)
+        if (b.verdict[x + 1] == MT_FIT_YES)
+            tmp[kept++] = members[x];
+    if (kept < 2) {
+        snprintf(out->ways_why, sizeof out->ways_why, "%u of its %u lines are needed to "
+                 "overflow it over %u laps, not ways + 1 >= 2", kept, nm, GEOMETRY_CONFIRM_LAPS);
+        goto out;
+    }
+    if (kept < nm) { /* the members alone must still overflow */
+        batch_free(&b);
+        if (!batch_add(&b, tmp, kept)) {
+            err = nomem(c);
+            goto out;
+        }
+        if ((err = mt_geometry_lists_fit_counted(c, &q->target, b.lists, b.lens, b.n, b.verdict,
+                                                 &out->experiments)) != MT_OK)
+            goto out;
+        if (b.verdict[0] != MT_FIT_NO) {
+            snprintf(out->ways_why, sizeof out->ways_why, "the %u of its %u lines needed to "
+                     "overflow it %s over %u laps", kept, nm,
+                     b.verdict[0] == MT_FIT_YES ? "fit" : "were left open",
+                     GEOMETRY_CONFIRM_LAPS);
+            goto out;
+        }
+    }
+    out->ways = kept - 1;
+    out->dropped = nm - kept;
+    out->confirmed = true;
+out:
+    batch_free(&b);
+    free(tmp);
+    return err;
+}
+
 mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -590,6 +672,8 @@ mt_err mt_geometry_hash(mt_probe_ctx *c, const mt_hash_request *q, mt_hash_resul
     if ((err = verify(c, q, out)) == MT_OK && !out->why[0])
         out->recovered = true;
 out:
+    if (err == MT_OK && out->ways && !out->recovered)
+        err = confirm_members(c, q, members, out->ways + 1, out);
     free(p);
     free(members);
     return err;

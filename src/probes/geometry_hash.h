@@ -50,6 +50,13 @@ typedef struct {
     uint32_t predictions;  /* verification lists, all as predicted when recovered */
     size_t experiments;    /* experiments run */
     char why[200];         /* what stopped it, when not recovered */
+    /* Not recovered: the eviction set confirmed by counted decisions
+     * (geometry_hash.c, confirm_members): ways stays > 0 only then, less
+     * the `dropped` lines the group tests took in that do not belong;
+     * ways_why says why not where ways was set to 0. */
+    bool confirmed;
+    uint32_t dropped;
+    char ways_why[160];
 } mt_hash_result;
 
 /* The line bits the recovery tests for a cache with this line size behind

@@ -607,6 +607,10 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
                                    t->confidence,
                                    top_from_size ? "; the top is the size's lines, no stride "
                                                    "overflowed" : "");
+        if (hash.confirmed || hash.ways_why[0])
+            mt_note_threshold(c, "GEOMETRY_CONFIRM_LAPS", GEOMETRY_CONFIRM_LAPS,
+                              "geometry: fewest laps an eviction set's members are confirmed "
+                              "over, decided by the count of laps that missed");
         if (hash.ways && hash.ways > max_ways) {
             /* Any W lines fit in any index, so W is at most every stride's
              * capacity: an eviction set larger than one of them has
@@ -621,10 +625,23 @@ mt_err mt_geometry_measure(mt_probe_ctx *c, const mt_geometry_target *t)
              * where the masks could not be recovered or verified.  (The
              * sets keep the capacities' bound: the size they divide is
              * itself only within its tolerance.) */
+            /* Lines the confirmation dropped come before the capacities,
+             * which can fill the note. */
+            char dropped[128] = "";
+            if (hash.dropped)
+                snprintf(dropped, sizeof dropped, "; %u line(s) the group tests took in are not "
+                         "members (a miss hidden below the hit threshold)", hash.dropped);
             fw = mt_find_value((double)hash.ways, "count", MT_SRC_MEASURED,
                                "eviction set (group testing)", t->confidence,
-                               "%u lines of one set overflow it and any %u of them fit; "
-                               "capacities %s", hash.ways + 1, hash.ways, caps);
+                               "%u lines of one set overflow it and any %u of them fit (each "
+                               "decided over %u laps by the laps that missed%s); capacities %s",
+                               hash.ways + 1, hash.ways, GEOMETRY_CONFIRM_LAPS, dropped, caps);
+        } else if (hash.ways_why[0]) {
+            /* The group tests' eviction set was not confirmed: its W rests
+             * on single decisions a hidden miss can fake (10 ways for 8,
+             * unseen seed 2252).  The range stands, the reason first (the
+             * capacities can fill the note). */
+            mt_finding_note_first(&fw, "eviction set not confirmed: %s", hash.ways_why);
         }
         double sets_conf = t->size_confidence < GEOMETRY_RANGE_CONF ? t->size_confidence
                                                                     : GEOMETRY_RANGE_CONF;
