@@ -226,6 +226,7 @@ static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t
         out->sector_group = c.g ? c.k : 1;
         out->base = f.coef[0], out->per_sector = f.coef[1], out->per_pass = f.coef[2];
         out->per_partial = f.coef[3];
+        out->base_se = f.se[0];
         out->sector_se = f.se[1], out->pass_se = f.se[2], out->partial_se = f.se[3];
         out->max_residual = f.worst;
     }

@@ -97,7 +97,7 @@ typedef struct {
     /* Standard errors of its three costs, from the levels' standard
      * errors (a cost is pinned only when MT_ACCESS_COST_SE_FACTOR of them
      * fit within MT_ACCESS_COST_SPREAD_CYCLES as well). */
-    double sector_se, pass_se, partial_se;
+    double base_se, sector_se, pass_se, partial_se;
     double max_residual;    /* its largest |level - fitted| */
     int candidates;         /* candidates tried */
     int accepted;           /* candidates accepted (0: none explains the levels) */

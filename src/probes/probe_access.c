@@ -19,6 +19,7 @@
 
 #include "../analysis/access_fit.h"
 #include "confidence.h"
+#include "latency_precision.h"
 #include "probe_internal.h"
 
 /* Samples per pattern, as the banks probe takes and for the same reason
@@ -37,6 +38,12 @@
  * cycles (or 4 standard errors); a pattern disturbed in most of its
  * samples could still move one level, as for the banks (MT_CONF_BANKS). */
 #define ACCESS_CONF 0.9
+/* Standard errors of the intercept on each side of it: within
+ * MT_LATENCY_MAX_HALF_WIDTH the request's latency is a value, else the
+ * range they span (3: a 99.7% interval, as a latency is stated to the
+ * cycle; unseen seed 3381's L2, noise 39 cycles, put the intercept 2.0
+ * cycles off at a standard error of 1.06). */
+#define ACCESS_LATENCY_SE_FACTOR 3.0
 
 /* The patterns, in the order of the table a finding's note prints. */
 static size_t build_patterns(mt_access_pattern *p)
@@ -119,6 +126,9 @@ static void note_thresholds(mt_probe_ctx *c)
                       "... or within this many standard errors of the pattern's level");
     mt_note_threshold(c, "MT_ACCESS_COST_SPREAD_CYCLES", MT_ACCESS_COST_SPREAD_CYCLES,
                       "every accepted candidate's cost per sector (line) must agree within this");
+    mt_note_threshold(c, "ACCESS_LATENCY_SE_FACTOR", ACCESS_LATENCY_SE_FACTOR,
+                      "the request's latency (the fit's intercept) is a range of this many "
+                      "standard errors each side when that is wider than MT_LATENCY_MAX_HALF_WIDTH");
     mt_note_threshold(c, "MT_ACCESS_COST_SE_FACTOR", MT_ACCESS_COST_SE_FACTOR,
                       "... and this many of the cost's standard errors must fit within it too");
     mt_note_threshold(c, "MT_BANK_SPIKE_SDS", MT_BANK_SPIKE_SDS,
@@ -218,10 +228,20 @@ static void set_path(mt_probe_ctx *c, const char *key, const char *instr,
                       "%s: per extra pass (accepted models: %.2f..%.2f; standard error %.2f)",
                       instr, fit->pass_lo, fit->pass_hi, fit->pass_se);
     mt_set(c, key, "access_pass_cycles", &f);
-    f = mt_find_value(fit->base, "cycles", MT_SRC_MEASURED, "access-unit-fit", ACCESS_CONF,
-                      "%s: a warp request of one sector and one pass (the fit's intercept; "
-                      "every thread reading one word: %.1f)",
-                      instr, lv[0].level);
+    double half = ACCESS_LATENCY_SE_FACTOR * fit->base_se;
+    if (half <= MT_LATENCY_MAX_HALF_WIDTH)
+        f = mt_find_value(fit->base, "cycles", MT_SRC_MEASURED, "access-unit-fit", ACCESS_CONF,
+                          "%s: a warp request of one sector and one pass (the fit's intercept, "
+                          "standard error %.2f; every thread reading one word: %.1f)",
+                          instr, fit->base_se, lv[0].level);
+    else
+        f = mt_find_range(fit->base - half, fit->base + half, "cycles", "access-unit-fit",
+                          ACCESS_CONF,
+                          "%s: a warp request of one sector and one pass: the fit's intercept "
+                          "%.1f, a range of %.0f standard errors (%.2f each) since that is wider "
+                          "than +-%.0f cycles (every thread reading one word: %.1f)",
+                          instr, fit->base, ACCESS_LATENCY_SE_FACTOR, fit->base_se,
+                          MT_LATENCY_MAX_HALF_WIDTH, lv[0].level);
     mt_set(c, key, "access_latency", &f);
     int clear = (!fit->sector || (fit->sector_identified && fit->group_identified)) &&
                 fit->pass_identified && sec_pinned && pass_pinned && partial_pinned;
