@@ -627,6 +627,12 @@ static void set_ways_checked(mt_probe_ctx *c, tlb_level *lv)
         f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_INCONSISTENT,
                           "the edge at strides of whole multiples of the sets; the test at "
                           "entries / w pages found %s", mei);
+    } else if (!lv->ways_lo && lv->split > 1) {
+        f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_AGG_MIXED,
+                          "%u sets in play at the %u B stride (element 0's edge %.0f; one "
+                          "element more stepped that share of the pairs, read against a full "
+                          "step's): %.0f ways each; the test at entries / w pages found %s",
+                          lv->split, lv->base, w * lv->split, w, mei);
     } else if (!lv->ways_lo) {
         f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_AGG_MIXED,
                           "%.0f pages one set apart (the %u B stride) fit and every one of "
