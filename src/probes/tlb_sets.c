@@ -172,17 +172,24 @@ static mt_err edge_at(tlb_run *r, uint64_t t, tlb_level *out, uint64_t *e)
 {
     uint32_t stride = (uint32_t)(t + r->line);
     *e = 0;
-    for (uint64_t n = 1; 2 * n <= TLB_SETS_CLIMB_CHAIN; n *= 2) {
-        if (2 * n > mt_tlb_max_elements(r, stride))
-            return MT_OK;
+    /* The longest chain: the climb's, or less where the memory or the
+     * L2's share binds; the doubling's last chain is that one (as the
+     * main doubling's), so a set whose ways lie between the last power of
+     * two and the limit still shows (w3950: 32 ways, 40 elements fit). */
+    uint64_t nmax = mt_tlb_max_elements(r, stride);
+    if (nmax > TLB_SETS_CLIMB_CHAIN)
+        nmax = TLB_SETS_CLIMB_CHAIN;
+    for (uint64_t n = 1, next = 2; n < nmax; n = next, next = 2 * n) {
+        if (next > nmax)
+            next = nmax;
         mt_progress(r->c, "TLB: set climb, %llu against %llu pages %llu B apart",
-                    (unsigned long long)(2 * n), (unsigned long long)n, (unsigned long long)t);
+                    (unsigned long long)next, (unsigned long long)n, (unsigned long long)t);
         mt_paired_shift s;
-        mt_err err = mt_tlb_shift_of(r, n, 2 * n, stride, &s);
+        mt_err err = mt_tlb_shift_of(r, n, next, stride, &s);
         if (err != MT_OK)
             return err;
         if (mt_tlb_is_step(&s)) {
-            *out = (tlb_level){.lo = n, .hi = 2 * n, .step = s.shift, .se = s.se,
+            *out = (tlb_level){.lo = n, .hi = next, .step = s.shift, .se = s.se,
                                .base = (uint32_t)t};
             if ((err = mt_tlb_bisect(r, out, stride)) != MT_OK)
                 return err;
