@@ -815,6 +815,9 @@ static mt_err tlb(mt_probe_ctx *c)
         if (nlev == 0)
             cover(&cv, base, n);
     }
+    /* The stride the chains up to n ran at: the first level's, before
+     * the set climb may replace it by the one-set stride. */
+    const uint32_t n_base = nlev > 0 ? lv[0].base : TLB_BIG_STRIDE;
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
     uint64_t page = 0;
@@ -881,8 +884,12 @@ static mt_err tlb(mt_probe_ctx *c)
      * gives every element a page of its own, and fits more of them in the
      * memory a chain may span: the doubling goes on there. */
     /* Own pages at the level's stride once the page is known to fit it. */
-    if (nlev > 0 && lv[0].base != TLB_BIG_STRIDE)
-        bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
+    /* Own pages at the stride n's chains ran at (w4675: a level met at
+     * 16 MiB, four elements on each 64 MiB page, then resolved by the
+     * set climb at 2 GiB: the 3839 elements of 16 MiB were 960 pages,
+     * not a bound on a second level of 3050). */
+    if (nlev > 0 && (n_base != TLB_BIG_STRIDE || pk == PAGE_VALUE))
+        bound_n = pk == PAGE_VALUE && page <= n_base ? n : 0;
     if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
         /* A set-associative first level: the chains the earlier strides
          * compared (up to n) had their elements spread over its sets, so a
