@@ -267,6 +267,7 @@ static mt_err confirm(tlb_run *r, tlb_level *lv)
         return MT_OK;
     }
     if (err == MT_OK && fits) {
+        lv->odd_moved = !holds && lv->checked && lv->confirmed;
         lv->confirmed = holds && (lv->confirmed || !lv->checked);
         lv->checked = true;
     }
@@ -573,7 +574,16 @@ static mt_err climb(tlb_run *r, tlb_level *lv, int *nlev, uint64_t *n, tlb_cover
             return err;
         cv->top = base;
         cv->top_n = m;
-        if (*nlev > 0 && !moved(&lv[0])) {
+        /* An edge that held at twice the stride but moved at the odd one
+         * is no page above the stride (its edge would have moved at twice
+         * it as well: pages and strides are powers of two) but a
+         * set-associative level met at a whole multiple of its sets' span:
+         * at twice and three times the span it holds its ways again and
+         * would pass every check (random spec w3950: 32 sets of 32 ways
+         * of 16 MiB pages, flagged at 512 MiB, then taken at 1 GiB as
+         * 32 entries at 0.9).  The climb stops there; the set climb reads
+         * the flagged level. */
+        if (*nlev > 0 && (!moved(&lv[0]) || lv[0].odd_moved)) {
             *n = m;
             return MT_OK;
         }
@@ -627,6 +637,12 @@ static void set_ways_checked(mt_probe_ctx *c, tlb_level *lv)
         f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_INCONSISTENT,
                           "the edge at strides of whole multiples of the sets; the test at "
                           "entries / w pages found %s", mei);
+    } else if (!lv->ways_lo && lv->split > 1) {
+        f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_AGG_MIXED,
+                          "%u sets in play at the %u B stride (element 0's edge %.0f; one "
+                          "element more stepped that share of the pairs, read against a full "
+                          "step's): %.0f ways each; the test at entries / w pages found %s",
+                          lv->split, lv->base, w * lv->split, w, mei);
     } else if (!lv->ways_lo) {
         f = mt_find_value(w, "count", MT_SRC_MEASURED, "pchase-fine paired", MT_CONF_AGG_MIXED,
                           "%.0f pages one set apart (the %u B stride) fit and every one of "
@@ -789,7 +805,8 @@ static mt_err tlb(mt_probe_ctx *c)
     bound_n = n;
     if (nlev == 0)
         cover(&cv, TLB_BIG_STRIDE, n);
-    if ((nlev == 0 || moved(&lv[0])) && (err = climb(&r, lv, &nlev, &n, &cv)) != MT_OK)
+    if ((nlev == 0 || (moved(&lv[0]) && !lv[0].odd_moved)) &&
+        (err = climb(&r, lv, &nlev, &n, &cv)) != MT_OK)
         return err;
     for (uint32_t base = TLB_BIG_STRIDE / 2; nlev == 0 && base >= MT_SPARSE_MIN_STRIDE; base /= 2) {
         n = 1;
@@ -798,6 +815,9 @@ static mt_err tlb(mt_probe_ctx *c)
         if (nlev == 0)
             cover(&cv, base, n);
     }
+    /* The stride the chains up to n ran at: the first level's, before
+     * the set climb may replace it by the one-set stride. */
+    const uint32_t n_base = nlev > 0 ? lv[0].base : TLB_BIG_STRIDE;
     /* 3. Page. */
     page_kind pk = PAGE_UNKNOWN;
     uint64_t page = 0;
@@ -864,8 +884,12 @@ static mt_err tlb(mt_probe_ctx *c)
      * gives every element a page of its own, and fits more of them in the
      * memory a chain may span: the doubling goes on there. */
     /* Own pages at the level's stride once the page is known to fit it. */
-    if (nlev > 0 && lv[0].base != TLB_BIG_STRIDE)
-        bound_n = pk == PAGE_VALUE && page <= lv[0].base ? n : 0;
+    /* Own pages at the stride n's chains ran at (w4675: a level met at
+     * 16 MiB, four elements on each 64 MiB page, then resolved by the
+     * set climb at 2 GiB: the 3839 elements of 16 MiB were 960 pages,
+     * not a bound on a second level of 3050). */
+    if (nlev > 0 && (n_base != TLB_BIG_STRIDE || pk == PAGE_VALUE))
+        bound_n = pk == PAGE_VALUE && page <= n_base ? n : 0;
     if (pk == PAGE_VALUE && nlev > 0 && page < lv[0].base && nlev < TLB_LEVELS) {
         /* A set-associative first level: the chains the earlier strides
          * compared (up to n) had their elements spread over its sets, so a

@@ -16,6 +16,8 @@ typedef struct {
     uint32_t base;      /* the stride it was found at, before the added lines */
     bool confirmed;     /* the edge held at twice that stride */
     bool checked;       /* the confirming chains fitted the limits */
+    bool odd_moved;     /* confirm(): the edge held at twice the stride and moved at the
+                         * odd one: the signature of a set-associative level (probe_tlb.c) */
     bool twice_run;     /* the check at twice the stride fitted a chain's 32-bit stride */
     bool twice_held;    /* ... and the edge held there */
     uint64_t sets, ways; /* a set-associative level resolved by tlb_sets.c (sets 0: not) */

@@ -12,6 +12,8 @@
  * against the chain of its first W: a step of more than half the level's
  * penalty is a thrash.  The scan stops two strides into the thrash below
  * the band of fits, the pattern's last feature. */
+#include <math.h>
+
 #include "../analysis/tlb_sets.h"
 #include "confidence.h"
 #include "tlb_probe.h"
@@ -44,6 +46,24 @@
  * eight keep the shares 1, 1/2, 1/4 and 1/8 apart by more than the
  * tails' noise (well under 0.06 on the simulator and on the H100). */
 #define TLB_SETS_MAX_SPLIT 8u
+
+/* Standard errors of the split's share (the excess of the upper tail over
+ * the lower, read against a full step's) a reading keeps from the edges of
+ * its band (0.75 / k to 1.5 / k): a share nearer an edge than that reads
+ * no k, and the ways stay a range (mt_tlb_sets_probe).  Two: a misread k
+ * then needs the share 0.25 / k + 2 se off its truth, over 3 se once the
+ * band is 4 se wide (some 1 in 2000), where a share read without a margin
+ * misreads whenever the noise carries it 0.25 / k off. */
+#define TLB_SETS_SPLIT_Z 2.0
+
+/* Standard error of a comparison's tail excess (tail_up - tail_down):
+ * multinomial shares over its pairs. */
+static double tail_excess_se(const mt_paired_shift *s)
+{
+    double d = s->tail_up - s->tail_down;
+    double v = s->tail_up + s->tail_down - d * d;
+    return s->pairs && v > 0 ? sqrt(v / (double)s->pairs) : 0.0;
+}
 
 /* Whether element 0 of a chain of n elements at `stride` misses the level
  * (its samples against a chain of element 0 alone: every pair is element
@@ -116,11 +136,28 @@ static mt_err top_sets(tlb_run *r, uint64_t t, tlb_level *cur)
     if ((err = mt_tlb_shift_of(r, cur->lo, cur->lo + 1, stride, &s)) != MT_OK)
         return err;
     cur->twice_held = s.share_up >= TLB_SETS_ONE_SET_SHARE;
-    if (cur->twice_held || !e)
+    if (cur->twice_held || !e || 2 * e > mt_tlb_max_elements(r, stride))
         return MT_OK;
-    double share = s.tail_up - s.tail_down;
-    for (uint32_t k = 2; k <= TLB_SETS_MAX_SPLIT; k *= 2)
-        if (share > 0.75 / k && share <= 1.5 / k && e % k == 0) {
+    /* The tails count a stepping pair only when its noise leaves it past
+     * MT_PAIRED_SHIFT_TAIL_CYCLES: with a latency spread near the penalty
+     * a chain whose every element steps moves only part of its pairs
+     * there (w2432: 16 elements against 8 in 4 sets of 2 ways, every
+     * one stepping 11 cycles under an L2 noise of 16 cycles, gave an
+     * excess of 0.44, not 1), so the share of W elements out of k x W is
+     * read against that of 2e elements against e, all of which step (each
+     * set then holds twice its ways): their ratio is 1 / k whatever the
+     * noise. */
+    mt_paired_shift all;
+    if ((err = mt_tlb_shift_of(r, e, 2 * e, stride, &all)) != MT_OK)
+        return err;
+    double full = all.tail_up - all.tail_down;
+    if (!mt_tlb_is_step(&all) || full <= 0)
+        return MT_OK;
+    double share = (s.tail_up - s.tail_down) / full;
+    double se = sqrt(pow(tail_excess_se(&s), 2) + pow(share * tail_excess_se(&all), 2)) / full;
+    for (uint32_t k = 1; k <= TLB_SETS_MAX_SPLIT; k *= 2)
+        if (share - TLB_SETS_SPLIT_Z * se > 0.75 / k &&
+            share + TLB_SETS_SPLIT_Z * se <= 1.5 / k && e % k == 0) {
             cur->split = k;
             cur->twice_held = true;
             return MT_OK;
@@ -135,17 +172,24 @@ static mt_err edge_at(tlb_run *r, uint64_t t, tlb_level *out, uint64_t *e)
 {
     uint32_t stride = (uint32_t)(t + r->line);
     *e = 0;
-    for (uint64_t n = 1; 2 * n <= TLB_SETS_CLIMB_CHAIN; n *= 2) {
-        if (2 * n > mt_tlb_max_elements(r, stride))
-            return MT_OK;
+    /* The longest chain: the climb's, or less where the memory or the
+     * L2's share binds; the doubling's last chain is that one (as the
+     * main doubling's), so a set whose ways lie between the last power of
+     * two and the limit still shows (w3950: 32 ways, 40 elements fit). */
+    uint64_t nmax = mt_tlb_max_elements(r, stride);
+    if (nmax > TLB_SETS_CLIMB_CHAIN)
+        nmax = TLB_SETS_CLIMB_CHAIN;
+    for (uint64_t n = 1, next = 2; n < nmax; n = next, next = 2 * n) {
+        if (next > nmax)
+            next = nmax;
         mt_progress(r->c, "TLB: set climb, %llu against %llu pages %llu B apart",
-                    (unsigned long long)(2 * n), (unsigned long long)n, (unsigned long long)t);
+                    (unsigned long long)next, (unsigned long long)n, (unsigned long long)t);
         mt_paired_shift s;
-        mt_err err = mt_tlb_shift_of(r, n, 2 * n, stride, &s);
+        mt_err err = mt_tlb_shift_of(r, n, next, stride, &s);
         if (err != MT_OK)
             return err;
         if (mt_tlb_is_step(&s)) {
-            *out = (tlb_level){.lo = n, .hi = 2 * n, .step = s.shift, .se = s.se,
+            *out = (tlb_level){.lo = n, .hi = next, .step = s.shift, .se = s.se,
                                .base = (uint32_t)t};
             if ((err = mt_tlb_bisect(r, out, stride)) != MT_OK)
                 return err;
@@ -197,6 +241,8 @@ mt_err mt_tlb_sets_climb(tlb_run *r, tlb_level *lv, bool *found)
                       "TLB sets: share of W + 1 elements stepping that makes them one set");
     mt_note_threshold(r->c, "TLB_SETS_MAX_SPLIT", TLB_SETS_MAX_SPLIT,
                       "TLB sets: most sets in play at the top stride read by the share stepping");
+    mt_note_threshold(r->c, "TLB_SETS_SPLIT_Z", TLB_SETS_SPLIT_Z,
+                      "TLB sets: standard errors the split's share keeps from its band's edges");
     mt_note_threshold(r->c, "TLB_SETS_MIN_H", TLB_SETS_MIN_H,
                       "TLB sets: smallest step (B) of the one-set pattern's scan");
     tlb_level cur = {0}, next = {0};
