@@ -84,6 +84,7 @@ typedef struct {
 typedef struct {
     double coef[COLS], se[COLS], sse, worst;
     int within; /* accepted */
+    int fits;   /* every residual within its allowance (the cost checks aside) */
 } cand_fit;
 
 /* A pattern's counts under candidate c (each minus its least: 0 for a
@@ -100,8 +101,21 @@ static void columns(const mt_access_pattern *p, candidate c, double x[COLS])
  * coefficients are linear in the levels, coef = (X'X)^-1 X' y, so
  * var(coef_j) = sum_i (row j of (X'X)^-1 X')_i^2 x se_i^2.  A column left
  * out (unused) has none. */
+/* The rounding bias a level may carry (MT_ACCESS_TIMER_RESOLUTION_CYCLES):
+ * its samples' spread recovered from its standard error (mt_bank_level_of:
+ * se^2 = 1.19 sd^2 / samples, its spike bias aside, which only makes the
+ * spread look larger and the term smaller). */
+static double rounding_bias(const mt_bank_level *lv, size_t samples)
+{
+    if (!samples)
+        return 0;
+    double sd = lv->se * sqrt((double)samples / 1.19) / MT_ACCESS_TIMER_RESOLUTION_CYCLES;
+    return 0.5 * MT_ACCESS_TIMER_RESOLUTION_CYCLES * exp(-2 * M_PI * M_PI * sd * sd);
+}
+
 static void coefficient_se(const double normal[COLS][COLS], const int used[COLS],
-                           double xs[][COLS], const mt_bank_level *lv, size_t n, double se[COLS])
+                           double xs[][COLS], const mt_bank_level *lv, size_t n, size_t samples,
+                           double se[COLS])
 {
     double inv[COLS][COLS]; /* inv[j] = column j of (X'X)^-1 (symmetric: its row j) */
     for (int j = 0; j < COLS; j++) {
@@ -117,14 +131,15 @@ static void coefficient_se(const double normal[COLS][COLS], const int used[COLS]
             double w = 0;
             for (int k = 0; k < COLS; k++)
                 w += used[k] ? inv[j][k] * xs[i][k] : 0;
-            var += w * w * lv[i].se * lv[i].se;
+            double q = rounding_bias(&lv[i], samples);
+            var += w * w * (lv[i].se * lv[i].se + q * q);
         }
         se[j] = sqrt(var);
     }
 }
 
 static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
-                          candidate c, cand_fit *f)
+                          size_t samples, candidate c, cand_fit *f)
 {
     double xs[128][COLS];
     double ata[COLS][COLS] = {{0}}, atb[COLS] = {0};
@@ -149,13 +164,13 @@ static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, s
             ata[j][j] = 1, atb[j] = 0;
     for (int j = 0; j < COLS; j++)
         f->coef[j] = f->se[j] = 0;
-    f->within = 0;
+    f->within = f->fits = 0;
     f->sse = f->worst = INFINITY;
     double normal[COLS][COLS];
     memcpy(normal, ata, sizeof normal); /* solve() reduces its matrix in place */
     if (solve(ata, atb, f->coef))
         return; /* two counts are one over these patterns: no fit */
-    coefficient_se(normal, used, xs, lv, n, f->se);
+    coefficient_se(normal, used, xs, lv, n, samples, f->se);
     f->sse = f->worst = 0;
     f->within = 1;
     /* A level may miss by up to MT_ACCESS_FIT_PASS_SHARE of the cheapest
@@ -177,6 +192,7 @@ static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, s
         f->worst = fabs(r) > f->worst ? fabs(r) : f->worst;
         f->within &= fabs(r) <= allow;
     }
+    f->fits = f->within;
     /* Two units only where both cost: a free sector fits any sector size,
      * and a sector with a free pass is the one-unit model of a pass the
      * sector's size (met as g = 0). */
@@ -189,11 +205,12 @@ static void fit_candidate(const mt_access_pattern *p, const mt_bank_level *lv, s
         f->within &= f->coef[3] >= MT_ACCESS_MIN_COST_CYCLES;
 }
 
-static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t n, candidate c,
-                     mt_access_fit *out, candidate *acc, double *best_sse, int *best_within)
+static void consider(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
+                     size_t samples, candidate c, mt_access_fit *out, candidate *acc,
+                     double *best_sse, int *best_within)
 {
     cand_fit f;
-    fit_candidate(p, lv, n, c, &f);
+    fit_candidate(p, lv, n, samples, c, &f);
     out->candidates++;
     if (f.within) {
         if (!out->accepted) {
@@ -239,7 +256,7 @@ int mt_access_cost_pinned(double lo, double hi, double se)
 }
 
 mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
-                            mt_access_fit *out, mt_errinfo *ei)
+                            size_t samples, mt_access_fit *out, mt_errinfo *ei)
 {
     if (n < 4 || n > 128)
         return mt_fail(ei, MT_ERR_INVALID_ARG, "an access fit needs 4..128 patterns, got %zu", n);
@@ -256,11 +273,26 @@ mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv,
         for (uint32_t g = 0; g <= MT_ACCESS_MAX_UNIT; g = g ? 2 * g : MT_ACCESS_MIN_UNIT)
             for (uint32_t k = 1; k <= (g ? MT_ACCESS_MAX_GROUP : 1); k *= 2) {
                 for (uint32_t l = g ? 2 * g : MT_ACCESS_MIN_UNIT; l <= MT_ACCESS_MAX_UNIT; l *= 2)
-                    consider(p, lv, n, (candidate){g, l, 0, k, partial}, out, &acc, &best_sse,
+                    consider(p, lv, n, samples, (candidate){g, l, 0, k, partial}, out, &acc, &best_sse,
                              &best_within);
                 for (uint32_t r = MT_ACCESS_MIN_ROW; r <= MT_ACCESS_MAX_ROW; r *= 2)
-                    consider(p, lv, n, (candidate){g, 0, r, k, partial}, out, &acc, &best_sse,
+                    consider(p, lv, n, samples, (candidate){g, 0, r, k, partial}, out, &acc, &best_sse,
                              &best_within);
             }
+    /* A best model without a partial-warp term says a partial warp is free:
+     * that 0 is only as sure as the same model with the term, fitted
+     * whatever its cost, says (noise-free rounded levels put a 1.07-cycle
+     * cost at 0.45, below MT_ACCESS_MIN_COST_CYCLES: unseen seed 3994). */
+    if (out->accepted && out->per_partial == 0) {
+        candidate c = {out->sector, out->line, out->bank_row, out->sector ? out->sector_group : 1,
+                       1};
+        cand_fit f;
+        fit_candidate(p, lv, n, samples, c, &f);
+        if (f.fits) {
+            out->partial_lo = fmin(out->partial_lo, f.coef[3]);
+            out->partial_hi = fmax(out->partial_hi, f.coef[3]);
+            out->partial_se = f.se[3];
+        }
+    }
     return MT_OK;
 }

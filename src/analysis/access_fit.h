@@ -115,9 +115,22 @@ typedef struct {
  * standard error se is small enough (MT_ACCESS_COST_SE_FACTOR). */
 int mt_access_cost_pinned(double lo, double hi, double se);
 
+/* Latency samples are whole cycles (clock differences).  A level whose
+ * samples barely vary sits on one integer, up to half a cycle from the
+ * truth, and averaging more samples no longer helps: for Gaussian noise of
+ * sd s cycles the mean of rounded samples is off by at most about
+ * 0.5 exp(-2 pi^2 s^2) (the rounding's first Fourier term: 0.5 at s = 0,
+ * under 0.004 at s = 0.5).  A cost's standard error adds that much for
+ * each level it rests on (unseen seed 3994: noise-free L1 levels put a
+ * 1.07-cycle partial-warp cost at 0.45, then 0 at 0.9 with a standard
+ * error of 0.00). */
+#define MT_ACCESS_TIMER_RESOLUTION_CYCLES 1.0
+
 /* Fits levels lv[0..n-1] of patterns p[0..n-1] (4 <= n <= 128) over every
- * candidate.  MT_ERR_INVALID_ARG outside that range. */
+ * candidate; `samples` per level (mt_bank_level_of's n, from which the
+ * levels' spread is recovered for the rounding term above; 0: unknown,
+ * no such term).  MT_ERR_INVALID_ARG outside that range. */
 mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv, size_t n,
-                            mt_access_fit *out, mt_errinfo *ei);
+                            size_t samples, mt_access_fit *out, mt_errinfo *ei);
 
 #endif

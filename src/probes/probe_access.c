@@ -327,7 +327,7 @@ static mt_err access(mt_probe_ctx *c)
     static const char *const instr[2] = {"ca (warm L1)", "cg (warm L2)"};
     for (int k = 0; k < 2; k++) {
         mt_access_fit fit;
-        if ((err = mt_access_fit_levels(p, lv[k], np, &fit, c->ei)))
+        if ((err = mt_access_fit_levels(p, lv[k], np, loads, &fit, c->ei)))
             return err;
         mt_mark_probed(c, keys[k]);
         set_path(c, keys[k], instr[k], lv[k], np, &fit);
