@@ -273,10 +273,10 @@ mt_err mt_access_fit_levels(const mt_access_pattern *p, const mt_bank_level *lv,
         for (uint32_t g = 0; g <= MT_ACCESS_MAX_UNIT; g = g ? 2 * g : MT_ACCESS_MIN_UNIT)
             for (uint32_t k = 1; k <= (g ? MT_ACCESS_MAX_GROUP : 1); k *= 2) {
                 for (uint32_t l = g ? 2 * g : MT_ACCESS_MIN_UNIT; l <= MT_ACCESS_MAX_UNIT; l *= 2)
-                    consider(p, lv, n, samples, (candidate){g, l, 0, k, partial}, out, &acc, &best_sse,
+                    consider(p, lv, n, 0, (candidate){g, l, 0, k, partial}, out, &acc, &best_sse,
                              &best_within);
                 for (uint32_t r = MT_ACCESS_MIN_ROW; r <= MT_ACCESS_MAX_ROW; r *= 2)
-                    consider(p, lv, n, samples, (candidate){g, 0, r, k, partial}, out, &acc, &best_sse,
+                    consider(p, lv, n, 0, (candidate){g, 0, r, k, partial}, out, &acc, &best_sse,
                              &best_within);
             }
     /* A best model without a partial-warp term says a partial warp is free:

@@ -117,13 +117,18 @@ int mt_access_cost_pinned(double lo, double hi, double se);
 
 /* Latency samples are whole cycles (clock differences).  A level whose
  * samples barely vary sits on one integer, up to half a cycle from the
- * truth, and averaging more samples no longer helps: for Gaussian noise of
- * sd s cycles the mean of rounded samples is off by at most about
- * 0.5 exp(-2 pi^2 s^2) (the rounding's first Fourier term: 0.5 at s = 0,
- * under 0.004 at s = 0.5).  A cost's standard error adds that much for
- * each level it rests on (unseen seed 3994: noise-free L1 levels put a
- * 1.07-cycle partial-warp cost at 0.45, then 0 at 0.9 with a standard
- * error of 0.00). */
+ * truth where the latency itself is not whole (a simulated spec's
+ * fractional costs), and averaging more samples no longer helps: for
+ * Gaussian noise of sd s cycles the mean of rounded samples is off by at
+ * most about 0.5 exp(-2 pi^2 s^2) (the rounding's first Fourier term: 0.5
+ * at s = 0, under 0.004 at s = 0.5).  Where the best model drops the
+ * partial-warp term (a free partial warp), the same model refitted with
+ * the term adds that much for each level to the term's standard error, so
+ * the 0 is pinned only when even rounded levels could not hide a cost
+ * (unseen seed 3994: noise-free L1 levels put a 1.07-cycle cost at 0.45,
+ * under MT_ACCESS_MIN_COST_CYCLES, and the 0 read at 0.9).  Costs the best
+ * model fits keep the levels' own errors: a GPU's latencies are whole
+ * cycles, and the H100's noise-free L1 levels fit its rule exactly. */
 #define MT_ACCESS_TIMER_RESOLUTION_CYCLES 1.0
 
 /* Fits levels lv[0..n-1] of patterns p[0..n-1] (4 <= n <= 128) over every
