@@ -310,6 +310,35 @@ static void line_ratio_ambiguous_and_min_line(void **state)
     assert_int_equal(mt_line_from_capacities(1, 1, 384, 32, NULL), MT_ERR_INVALID_ARG);
 }
 
+/* A bound "line >= 512" from the 512 B stride, checked by the strides that
+ * are no power of two (1408 and 1664 B, as for a 128 B sector). */
+static void line_bound_corroboration(void **state)
+{
+    (void)state;
+    const double cap = 65536;
+    const uint32_t s[] = {512, 1408, 1664};
+    /* Unseen seed 3683: 256 B lines, a hash pinning a set bit at 512 B: 71
+     * and 81 elements at the odd strides (923 and 809 B per line), 95 and
+     * 111 resident, which no 1024 B line allows. */
+    double fit[] = {65536, 71 * 1408.0, 81 * 1664.0}, res[] = {128, 95.5, 111};
+    assert_false(mt_line_bound_corroborated(cap, s, fit, res, 3, 512, 128));
+    /* A line of 512 B, no conflicts: 128 elements everywhere. */
+    double fit512[] = {65536, 128 * 1408.0, 128 * 1664.0}, res512[] = {128, 128, 128};
+    assert_true(mt_line_bound_corroborated(cap, s, fit512, res512, 3, 512, 128));
+    /* A line of 1024 B: 64 elements at the odd strides. */
+    double fit1k[] = {65536, 64 * 1408.0, 64 * 1664.0}, res1k[] = {64, 64, 64};
+    assert_true(mt_line_bound_corroborated(cap, s, fit1k, res1k, 3, 512, 128));
+    /* ... but not when more stayed resident than 1024 B lines allow. */
+    res1k[2] = 100;
+    assert_false(mt_line_bound_corroborated(cap, s, fit1k, res1k, 3, 512, 128));
+    /* A line of at least 2048 B: as many bytes at every stride. */
+    double fitbig[] = {65536, 65536, 65536}, resbig[] = {128, 46, 39};
+    assert_true(mt_line_bound_corroborated(cap, s, fitbig, resbig, 3, 512, 128));
+    /* Odd strides not measured (0 bytes): nothing corroborates. */
+    double none[] = {65536, 0, 0};
+    assert_false(mt_line_bound_corroborated(cap, s, none, res, 3, 512, 128));
+}
+
 /* ---------- slices ---------- */
 
 static void slices_counts(void **state)
@@ -399,6 +428,7 @@ int main(void)
         cmocka_unit_test(line_ratio_powers_with_error),
         cmocka_unit_test(line_ratio_lower_bound),
         cmocka_unit_test(line_ratio_ambiguous_and_min_line),
+        cmocka_unit_test(line_bound_corroboration),
         cmocka_unit_test(slices_counts),
         cmocka_unit_test(slices_inconsistent),
     };

@@ -179,6 +179,21 @@ mt_err mt_line_from_capacities(double cap_small_stride, double cap_big_stride,
                                uint32_t big_stride, uint32_t min_line,
                                mt_line_estimate *out);
 
+/* Whether a bound "line >= claim" (as many bytes fit at a power-of-two
+ * stride as at a sector stride) is corroborated by one of the n strides
+ * that are no power of two: strides[i] with fit_bytes[i] > 0 bytes fitted
+ * (0: not measured) and resident[i] elements held at most.  Such a stride
+ * corroborates when it kept as many bytes as the sector stride's cap (a
+ * line of at least that stride too), or its own ratio reads, within
+ * MT_LINE_RATIO_FIRM, a power of two L >= claim that no resident count at
+ * a stride of at least L refutes (more than cap / L beyond
+ * MT_LINE_RATIO_TOLERANCE).  A hashed index can pin one set bit at a
+ * power-of-two stride and keep half the lines, reading as the bound; a
+ * stride that is no power of two has no such bit (unseen seed 3683). */
+bool mt_line_bound_corroborated(double cap, const uint32_t *strides, const double *fit_bytes,
+                                const double *resident, size_t n, uint32_t claim,
+                                uint32_t min_line);
+
 /* ---------- comparing a test sample with a reference ----------
  * "Differs" (disturbed / has misses) iff the KS test rejects at alpha AND
  * the fraction of loads above hit_threshold grew by at least

@@ -47,3 +47,30 @@ mt_err mt_line_from_capacities(double cap_small_stride, double cap_big_stride,
     }
     return MT_OK;
 }
+
+static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+bool mt_line_bound_corroborated(double cap, const uint32_t *strides, const double *fit_bytes,
+                                const double *resident, size_t n, uint32_t claim,
+                                uint32_t min_line)
+{
+    for (size_t i = 0; i < n; i++) {
+        mt_line_estimate o;
+        if (pow2(strides[i]) || !(fit_bytes[i] > 0) ||
+            mt_line_from_capacities(cap, fit_bytes[i], strides[i], min_line, &o) != MT_OK)
+            continue;
+        if (o.lower_bound)
+            return true;
+        if (!o.found || o.margin > MT_LINE_RATIO_FIRM || o.line_bytes < claim)
+            continue;
+        /* The stride's line must hold what every stride of at least it
+         * kept resident (one element a line there). */
+        bool refuted = false;
+        for (size_t j = 0; j < n; j++)
+            refuted |= strides[j] >= o.line_bytes &&
+                       resident[j] > cap / o.line_bytes * (1 + MT_LINE_RATIO_TOLERANCE);
+        if (!refuted)
+            return true;
+    }
+    return false;
+}

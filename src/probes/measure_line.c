@@ -283,6 +283,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
     double best_e = -1;
     bool any_odd = false;
     double resident[6] = {0}; /* most elements held at strides[i] */
+    double fit_at[6] = {0};   /* bytes that fitted at strides[i] (0: skipped) */
     double ref_missed_share = 0; /* a skipped stride's reference miss share */
     uint32_t ref_missed_stride = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -343,6 +344,7 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
             r.hi = r.miss_above > r.lo ? r.miss_above : r.lo;
         }
         double e = (double)r.lo / s;
+        fit_at[i] = (double)r.lo;
         any_odd |= !is_pow2(s);
         if (e > best_e) {
             best_e = e;
@@ -504,7 +506,13 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
          * for 128 B lines with confidence 1), so "as many bytes fit" is
          * not what it measured. */
         bool early = best.hi > 0 && best.hi <= cap;
-        if ((fallback || overfull || early) && conf > MT_CONF_LINE_NOT_POW2)
+        /* A power-of-two stride can pin a set bit of a hashed index and
+         * keep half the lines; only a stride that is no power of two,
+         * reading a line the bound allows, rules that out. */
+        bool odd_conflict = is_pow2(best_s) &&
+                            !mt_line_bound_corroborated((double)cap, strides, fit_at, resident, ns,
+                                                        claim, sector);
+        if ((fallback || overfull || early || odd_conflict) && conf > MT_CONF_LINE_NOT_POW2)
             conf = MT_CONF_LINE_NOT_POW2;
         line = mt_find_bound(best_s, "B", "capacity-ratio", conf,
                                   "capacity %llu B at a %u B stride vs %llu B at %u B: every line "
@@ -517,7 +525,11 @@ mt_err mt_measure_line(mt_probe_ctx *c, mt_cache_id id, mt_path path, uint64_t c
                                             "that stride, which a line that long forbids: the "
                                             "stride conflicted, weak evidence)"
                                   : fallback ? " (a stride under 4 sectors, where conflicts also look "
-                                               "like this: weak evidence)" : "",
+                                               "like this: weak evidence)"
+                                  : odd_conflict ? " (but no stride that is no power of two read a "
+                                                   "line of at least that without conflicts: a "
+                                                   "hashed index that pins a set bit at that "
+                                                   "stride reads the same, weak evidence)" : "",
                                   unchecked ? UNCHECKED_NOTE : "");
         /* Conflicts at one short stride: maybe at the sector stride too.
          * (An overfull wide stride says so only of the line: the size's own
