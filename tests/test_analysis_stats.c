@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,20 @@ static void miss_mean_mixed_chain(void **state)
     assert_int_equal(mt_miss_mean_latency(h, 0, 10, &mm), MT_ERR_INVALID_ARG);
 }
 
+/* Pooled sd: each group's own mean removed, so the offset between the
+ * groups adds nothing. */
+static void pooled_sd_within_groups(void **state)
+{
+    (void)state;
+    const double x[6] = {31000, 31001, 31002, 100, 100, 104};
+    /* Group 1: mean 31001, ss 2; group 2: mean 101.33, ss 10.67. */
+    double ss = 2.0 + 32.0 / 3;
+    assert_float_equal(mt_pooled_sd(x, 2, 3), sqrt(ss / 4), 1e-9);
+    assert_float_equal(mt_pooled_sd(x, 1, 3), 1.0, 1e-9);
+    assert_true(isnan(mt_pooled_sd(x, 6, 1)));
+    assert_true(isnan(mt_pooled_sd(NULL, 1, 3)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +224,7 @@ int main(void)
         cmocka_unit_test(describe_large_offset_is_stable),
         cmocka_unit_test(median_even_odd_and_const),
         cmocka_unit_test(select_kth_matches_sort),
+        cmocka_unit_test(pooled_sd_within_groups),
         cmocka_unit_test(median_select_matches_sort),
         cmocka_unit_test(nearest_rank_bounds),
         cmocka_unit_test(miss_mean_mixed_chain),

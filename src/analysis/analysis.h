@@ -19,6 +19,14 @@ typedef struct {
 
 /* NaN-free input assumed; n == 0 gives all zeros. */
 mt_stats mt_describe(const double *x, size_t n);
+
+/* Pooled sample standard deviation of `groups` groups of `per_group`
+ * samples each, stored one group after another: each sample's deviation
+ * from its own group's mean, over groups * (per_group - 1) degrees of
+ * freedom.  Repeats of measurements whose means differ but whose noise is
+ * the same (one chase at several sizes) estimate that noise together.
+ * NaN when there is no degree of freedom. */
+double mt_pooled_sd(const double *x, size_t groups, size_t per_group);
 double mt_median(const double *x, size_t n); /* does not modify x */
 /* Sorts x ascending in place (radix for large n, as every sorted copy of
  * the analysis is: one ordering rule for the whole tool). */

@@ -44,6 +44,24 @@ double mt_median(const double *x, size_t n)
     return 0.5 * (mt_an_select_kth(x, n, n / 2 - 1) + mt_an_select_kth(x, n, n / 2));
 }
 
+double mt_pooled_sd(const double *x, size_t groups, size_t per_group)
+{
+    if (!x || groups == 0 || per_group < 2)
+        return NAN;
+    double ss = 0.0;
+    for (size_t g = 0; g < groups; g++) {
+        const double *y = x + g * per_group;
+        double mean = 0.0;
+        for (size_t i = 0; i < per_group; i++)
+            mean += y[i];
+        mean /= (double)per_group;
+        /* Two passes, as mt_describe: nearly equal large latencies. */
+        for (size_t i = 0; i < per_group; i++)
+            ss += (y[i] - mean) * (y[i] - mean);
+    }
+    return sqrt(ss / (double)(groups * (per_group - 1)));
+}
+
 mt_stats mt_describe(const double *x, size_t n)
 {
     mt_stats st = {0};

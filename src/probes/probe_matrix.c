@@ -513,7 +513,11 @@ static void read_inputs(mt_probe_ctx *c, matrix_run *m)
     m->l1_size_conf = mt_get(c, "l1d", "size")->confidence;
     m->l1_caches = l1->present && l1->size >= m->l1_line;
     const mt_finding *ps = mt_get(c, "l2", "partition_size");
-    m->l2_unpartitioned = ps->kind == MT_FIND_ABSENT;
+    /* No partitions only where the l2 probe trusts it: an absent
+     * partition size in doubt (a far latency class seen, the partition
+     * test blind to it; unseen seed 4689: near 258, far 286 at 30 cycles
+     * of noise) leaves the partitioning unknown, as probe_l2_map does. */
+    m->l2_unpartitioned = ps->kind == MT_FIND_ABSENT && ps->confidence >= MT_CONF_TRUSTED;
     const mt_finding *near = mt_get(c, "l2", "latency");
     m->l2_near = near->kind == MT_FIND_VALUE && near->confidence >= MT_CONF_TRUSTED ? near->value
                                                                                     : NAN;
