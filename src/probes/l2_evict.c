@@ -87,6 +87,13 @@
  * (an index or policy beyond LRU, FIFO and pseudo-LRU that passed them
  * anyway is not ruled out). */
 #define L2_EVICT_CONF 0.9
+/* Confidence of sets from the driver's L2 that neither the block test
+ * (confirm_sets) nor the masks' rank confirmed: the driver's size need not be the cache's
+ * (the format allows a factor of 2) and one SM's first eviction, which
+ * must agree only within L2_EVICT_PARTITION_ROUNDING, cannot tell a few
+ * percent (seeds w3282: driver 6% below the cache, 18688 for 19973 sets;
+ * w3696: 0.4% below, 4929 for 4951), so below the 0.5 users trust. */
+#define L2_EVICT_SETS_UNCONFIRMED_CONF 0.4
 
 typedef struct {
     mt_probe_ctx *c;
@@ -269,6 +276,54 @@ static mt_err confirm_line(evict_ctx *x, const mt_line_list *l, mt_line_list *s,
         x->elements = keep_elements;
     }
     free(m);
+    return err;
+}
+
+/* Whether the cache has exactly `sets` sets of `ways` (docs/method.md,
+ * "L2 eviction sets beyond 2 MiB"), for an index under which every aligned
+ * block of S lines holds one line of each set (modulo, the format's xor,
+ * hashes balanced over aligned blocks) and the replacement the eviction
+ * set needed (W lines of a set evict, W - 1 do not).  With N = sets x ways
+ * and lines counted from line 0 of the buffer (aligned on the sim; on a
+ * GPU a misaligned buffer fails the test, which only lowers confidence):
+ * (a) target line N - 1, pool lines 0 .. N - 2 must keep it: for S' > S
+ * the target lies beyond the first W true blocks, which the pool holds
+ * whole, W lines of its set; (b) target line N, pool lines 0 .. N - 1 must
+ * evict it: for S' < S the pool holds fewer than W whole true blocks, and
+ * the partial one's line of the target's set is the target itself.  Both
+ * hold only for S' = S.  Every one of MT_EVICT_MAX_REPEATS repeats must
+ * evict in (b), fewer than half in (a), as the list's checks decide. */
+static mt_err confirm_sets(evict_ctx *x, uint64_t sets, uint32_t ways, bool *ok,
+                           const char **why)
+{
+    uint64_t n = sets * ways, limit = x->c->dev.path_limit_bytes[MT_PATH_GLOBAL_CG];
+    *ok = false;
+    *why = "the test's lines lie beyond the buffer";
+    if (n < 2 || n + 1 > UINT32_MAX || (limit && (n + 1) * x->t->line > limit))
+        return MT_OK; /* cannot be tested: not confirmed */
+    uint64_t keep_offset = x->offset, keep_elements = x->elements;
+    x->offset = 0;
+    x->elements = n + 1;
+    mt_line_interval one;
+    mt_line_list l = {.iv = &one, .n = 1, .cap = 1};
+    mt_err err = MT_OK;
+    bool held = true;
+    for (int side = 0; side < 2 && held && err == MT_OK; side++) {
+        uint64_t target = side ? n : n - 1;
+        one = (mt_line_interval){0, (uint32_t)target};
+        l.lines = target;
+        x->target = (uint32_t)target;
+        mt_miss_count m;
+        err = run_one(x, &l, MT_EVICT_MAX_REPEATS, &m);
+        held = side ? m.missed == m.timed : 2 * m.missed < m.timed;
+        if (!held)
+            *why = side ? "the line after them kept (more sets?)"
+                        : "their last line evicted (fewer sets?)";
+    }
+    x->target = 0;
+    x->offset = keep_offset;
+    x->elements = keep_elements;
+    *ok = err == MT_OK && held;
     return err;
 }
 
@@ -618,6 +673,9 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     mt_note_threshold(c, "L2_EVICT_PARTITION_ROUNDING", L2_EVICT_PARTITION_ROUNDING,
                       "L2 eviction set: how close L2 / partition size must be to a whole "
                       "number for the sets to be exact");
+    mt_note_threshold(c, "L2_EVICT_SETS_UNCONFIRMED_CONF", L2_EVICT_SETS_UNCONFIRMED_CONF,
+                      "L2 sets: confidence of the driver's L2 / ways where neither the "
+                      "block test nor the masks confirmed it");
     uint32_t parts = 0;
     uint64_t exact_lines = exact_partition_lines(c, t->line, &parts);
     uint64_t pool_lines = exact_lines ? exact_lines
@@ -715,6 +773,30 @@ mt_err mt_l2_evict_measure(mt_probe_ctx *c, const mt_geometry_target *t,
     if (!exact_sets && !masked && fs.kind != MT_FIND_NONE)
         mt_finding_note_first(&fs, "ways %u, but the partition's lines are not known exactly",
                               ways);
+    /* The driver's L2 / W counts the cache's sets only where the driver's
+     * size is the cache's, which one SM's first eviction confirms only
+     * within L2_EVICT_PARTITION_ROUNDING: verified masks of rank r confirm
+     * S = 2^r, else the block test (confirm_sets) must. */
+    bool driver_sets = exact_sets && fs.kind == MT_FIND_VALUE && fs.value == (double)exact_sets;
+    if (driver_sets && !(masked && exact_sets == 1ull << m.rank)) {
+        bool sets_ok = false;
+        const char *sets_why = "";
+        if ((err = confirm_sets(&x, exact_sets, ways, &sets_ok, &sets_why)) != MT_OK)
+            goto out;
+        if (sets_ok) {
+            mt_finding_append_note(&fs, "confirmed: the line after %llu aligned sets x %u "
+                                   "ways evicted, their last line did not",
+                                   (unsigned long long)exact_sets, ways);
+        } else {
+            /* First in the notes: the 255-character note would cut it off. */
+            if (fs.confidence > L2_EVICT_SETS_UNCONFIRMED_CONF)
+                fs.confidence = L2_EVICT_SETS_UNCONFIRMED_CONF;
+            mt_finding_note_first(&fs, "not confirmed (the driver's L2 need not be the cache's; "
+                                  "one SM used %llu B): of %llu aligned sets x %u ways, %s",
+                                  (unsigned long long)c->cs[MT_CACHE_L2].sm_capacity,
+                                  (unsigned long long)exact_sets, ways, sets_why);
+        }
+    }
     if (exact_sets || masked) {
         /* Sets and masks count lines of the measured line: they are no
          * surer than it (the ways are not: a list of elements a multiple
