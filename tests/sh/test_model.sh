@@ -8,7 +8,9 @@
 PY=/usr/bin/python3
 fx=$root/tests/fixtures/h100-sxm5-2
 md=$root/tests/model
-$PY - "$fx/report.json" "$fx/report-bwtlb.json" "$tmp/h100.json" <<'PYEOF'
+# The third idle run: the first one of the 2026-11-24 10:14 fixture read
+# the L1 size as a doubted range, and the model takes values only.
+$PY - "$fx/report-run3.json" "$fx/report-bwtlb.json" "$tmp/h100.json" <<'PYEOF'
 import json, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 extra = {o["key"]: o["findings"] for o in b["objects"]}
@@ -53,7 +55,7 @@ sys.exit(0 if p['what_if']['seconds'] < 0.7*p['base']['seconds'] else 1)"
 check "what-if JSON validates" $PY "$root/tests/check_schema.py" "$root/schema/memtopo-model.schema.json" "$tmp/w.json"
 
 # Bad input: one line naming it, exit 2, no JSON left behind.
-run_mt model -t "$fx/report.json" "$md/fma_chain.kd" --json "$tmp/bad.json"
+run_mt model -t "$fx/report-run3.json" "$md/fma_chain.kd" --json "$tmp/bad.json"
 check "report without --bandwidth: exit 2" rc_is 2
 check "report without --bandwidth: names the finding and the option" err_has "l1d.bw_read (measure it with memtopo --bandwidth)"
 check "no half-written JSON" no_file "$tmp/bad.json"
