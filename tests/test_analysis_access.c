@@ -153,6 +153,21 @@ static void h100_l1_levels(void **state)
     assert_true(f.max_residual < 0.1);
 }
 
+/* The H100's 25 patterns and levels of 2026-11-23 19:10 UTC (docs/method.md,
+ * "The H100's rule within 2 cycles"), each level's standard error 0.05. */
+static size_t h100_rule_levels(mt_access_pattern *p, mt_bank_level *lv)
+{
+    static const double level[] = {37, 37, 39, 43, 52, 70, 106, 106, 106, 106, 106,
+                                   37, 37, 37, 37, 37, 40, 40, 40, 39, 41, 44, 44, 38, 39};
+    size_t n = patterns(p);
+    p[n++] = strided(5, 0, 32);
+    p[n++] = strided(9, 0, 32);
+    assert_int_equal(n, sizeof level / sizeof *level);
+    for (size_t i = 0; i < n; i++)
+        lv[i] = (mt_bank_level){level[i], 0.05};
+    return n;
+}
+
 /* The H100's 25 patterns of 2026-11-23 19:10 UTC (docs/method.md, "The
  * H100's rule within 2 cycles"): 2 cycles per wavefront, 1 per extra group
  * of 4 lines, 3 for a partial warp fit every level exactly; groups of 8
@@ -161,16 +176,9 @@ static void h100_l1_levels(void **state)
 static void h100_rule_with_groups_and_partial_warps(void **state)
 {
     (void)state;
-    static const double level[] = {37, 37, 39, 43, 52, 70, 106, 106, 106, 106, 106,
-                                   37, 37, 37, 37, 37, 40, 40, 40, 39, 41, 44, 44, 38, 39};
     mt_access_pattern p[32];
-    size_t n = patterns(p);
-    p[n++] = strided(5, 0, 32);
-    p[n++] = strided(9, 0, 32);
-    assert_int_equal(n, sizeof level / sizeof *level);
     mt_bank_level lv[32];
-    for (size_t i = 0; i < n; i++)
-        lv[i] = (mt_bank_level){level[i], 0.05};
+    size_t n = h100_rule_levels(p, lv);
     mt_access_fit f;
     mt_errinfo ei = {{0}};
     assert_int_equal(mt_access_fit_levels(p, lv, n, 0, &f, &ei), MT_OK);
@@ -197,15 +205,9 @@ static void h100_rule_with_groups_and_partial_warps(void **state)
 static void cost_standard_error_follows_the_levels(void **state)
 {
     (void)state;
-    static const double level[] = {37, 37, 39, 43, 52, 70, 106, 106, 106, 106, 106,
-                                   37, 37, 37, 37, 37, 40, 40, 40, 39, 41, 44, 44, 38, 39};
     mt_access_pattern p[32];
-    size_t n = patterns(p);
-    p[n++] = strided(5, 0, 32);
-    p[n++] = strided(9, 0, 32);
     mt_bank_level lv[32];
-    for (size_t i = 0; i < n; i++)
-        lv[i] = (mt_bank_level){level[i], 0.05};
+    size_t n = h100_rule_levels(p, lv);
     mt_access_fit f;
     mt_errinfo ei = {{0}};
     assert_int_equal(mt_access_fit_levels(p, lv, n, 0, &f, &ei), MT_OK);
